@@ -1,0 +1,28 @@
+-- step_kernel — device kernels attributed to a step, with end time and class.
+-- Grain:     one row per kernel (kernel table) that belongs to a step. Kernels outside every
+--            step are dropped when the rank has steps (torch_npu step_trace_time.csv drops slices
+--            whose start is in no step); a rank without any step keeps all kernels (step NULL).
+-- Source:    kernel (kernel_details.csv / trace_view.json / Kineto kernel events).
+-- Units:     *_ns integer nanoseconds since the epoch.
+CREATE OR REPLACE VIEW tracedb_internal.step_kernel AS
+WITH stepped_rank AS (
+    SELECT DISTINCT run_id, rank
+    FROM kernel
+    WHERE step IS NOT NULL
+)
+SELECT
+    k.run_id::INTEGER                   AS run_id,            -- run
+    k.rank::INTEGER                     AS rank,              -- rank
+    k.step::INTEGER                     AS step,              -- step number, NULL without steps
+    k.kernel_id::BIGINT                 AS kernel_id,         -- kernel.kernel_id
+    k.name::VARCHAR                     AS name,              -- kernel name
+    k.group_name::VARCHAR               AS group_name,        -- HCCL group of a communication op
+    k.is_communication::BOOLEAN         AS is_communication,  -- communication op (else computing)
+    k.ts_ns::BIGINT                     AS start_ns,          -- kernel start, ns
+    (k.ts_ns + k.dur_ns)::BIGINT        AS end_ns,            -- kernel end, ns
+    k.dur_ns::BIGINT                    AS dur_ns             -- kernel duration, ns
+FROM kernel AS k
+LEFT JOIN stepped_rank AS s
+    ON s.run_id = k.run_id AND s.rank = k.rank
+WHERE k.step IS NOT NULL
+    OR s.run_id IS NULL;

@@ -1,0 +1,86 @@
+-- step_breakdown — how each step of each rank splits into computing, communication and free time.
+-- Grain:     one row per (run, rank, step); a rank without step markers gets one row for its
+--            whole window with step NULL.
+-- Source:    kernel (kernel_details.csv "Start Time(us)"/"Duration(us)"/"Accelerator Core",
+--            trace_view.json Ascend Hardware/HCCL slices, Kineto kernel events); step
+--            (ProfilerStep#N host window); event (first framework op, for runs without steps).
+-- Reference: torch_npu step_trace_time.csv (analyses.md §1.1–1.2), recomputed from kernel
+--            intervals, never copied from "Overlap Analysis" slices: Computing = |U(compute)|,
+--            Communication = |U(comm ops)|, Not Overlapped = |U(comm) \ U(compute)|,
+--            Overlapped = Communication − Not Overlapped, Free = step span − |U(all)|,
+--            Bubble = Σ dur of hcom_receive* ops, Stage = span − Bubble, Exclude Receive =
+--            max(Not Overlapped − Bubble, 0), Preparing = first kernel start − ProfilerStep#N
+--            host start. Kernels belong to the step of kernel.step (by kernel start, no
+--            clipping). GPU runs: NCCL kernels are communication (msprof-analyze GPU path,
+--            without its 1 µs quantisation).
+-- Units:     *_ns integer nanoseconds; computing + not overlapped + free = stage + bubble.
+CREATE OR REPLACE VIEW step_breakdown AS
+WITH window_per_step AS (
+    SELECT run_id, rank, step, min(start_ns) AS start_ns, max(end_ns) AS end_ns,
+           count(*) AS kernel_count,
+           count_if(is_communication) AS communication_op_count,
+           sum(CASE WHEN is_communication AND lower(name) LIKE 'hcom_receive%' THEN dur_ns ELSE 0 END)
+               AS bubble_ns
+    FROM tracedb_internal.step_kernel
+    GROUP BY run_id, rank, step
+),
+computing AS (
+    SELECT run_id, rank, step, sum(end_ns - start_ns) AS computing_ns
+    FROM tracedb_internal.compute_island
+    GROUP BY run_id, rank, step
+),
+communication AS (
+    SELECT run_id, rank, step,
+           sum(exclusive_ns) AS communication_ns,
+           sum(exclusive_overlapped_ns) AS overlapped_ns
+    FROM tracedb_internal.comm_exclusive
+    GROUP BY run_id, rank, step
+),
+first_host_op AS (
+    SELECT run_id, rank, min(ts_ns) AS ts_ns
+    FROM event
+    WHERE ph = 'X' AND lower(cat) IN ('cpu_op', 'operator')
+    GROUP BY run_id, rank
+),
+parts AS (
+    SELECT
+        w.run_id, w.rank, w.step, w.start_ns, w.end_ns, w.kernel_count, w.communication_op_count,
+        w.bubble_ns,
+        coalesce(c.computing_ns, 0) AS computing_ns,
+        coalesce(m.communication_ns, 0) AS communication_ns,
+        coalesce(m.overlapped_ns, 0) AS overlapped_ns,
+        coalesce(s.host_start_ns, CASE WHEN w.step IS NULL THEN f.ts_ns END) AS host_start_ns
+    FROM window_per_step AS w
+    LEFT JOIN computing AS c
+        ON c.run_id = w.run_id AND c.rank = w.rank AND c.step IS NOT DISTINCT FROM w.step
+    LEFT JOIN communication AS m
+        ON m.run_id = w.run_id AND m.rank = w.rank AND m.step IS NOT DISTINCT FROM w.step
+    LEFT JOIN step AS s
+        ON s.run_id = w.run_id AND s.rank = w.rank AND s.step = w.step
+    LEFT JOIN first_host_op AS f
+        ON f.run_id = w.run_id AND f.rank = w.rank
+)
+SELECT
+    r.run_name::VARCHAR                                                 AS run_name,                                         -- run name (run.run_name)
+    p.rank::INTEGER                                                     AS rank,                                             -- global rank
+    p.step::INTEGER                                                     AS step,                                             -- step number N of ProfilerStep#N; NULL = whole capture without steps
+    p.start_ns::BIGINT                                                  AS step_start_ns,                                    -- first kernel start of the step (device), ns since the epoch
+    p.end_ns::BIGINT                                                    AS step_end_ns,                                      -- last kernel end of the step (device), ns since the epoch
+    p.computing_ns::BIGINT                                              AS computing_ns,                                     -- Computing: union of computing kernels, ns
+    p.communication_ns::BIGINT                                          AS communication_ns,                                 -- Communication: union of communication ops, ns
+    (p.communication_ns - p.overlapped_ns)::BIGINT                      AS communication_not_overlapped_ns,                  -- Communication(Not Overlapped): communication not covered by computing, ns
+    p.overlapped_ns::BIGINT                                             AS overlapped_ns,                                    -- Overlapped: communication covered by computing, ns
+    ((p.end_ns - p.start_ns) - (p.computing_ns + p.communication_ns - p.overlapped_ns))::BIGINT
+                                                                        AS free_ns,                                          -- Free: step span with neither computing nor communication, ns
+    p.bubble_ns::BIGINT                                                 AS bubble_ns,                                        -- Bubble: total duration of hcom_receive* ops (pipeline wait), ns
+    greatest(p.communication_ns - p.overlapped_ns - p.bubble_ns, 0)::BIGINT
+                                                                        AS communication_not_overlapped_exclude_receive_ns,  -- Communication(Not Overlapped and Exclude Receive), ns
+    ((p.end_ns - p.start_ns) - p.bubble_ns)::BIGINT                     AS stage_ns,                                         -- Stage: step span minus Bubble, ns
+    (p.start_ns - p.host_start_ns)::BIGINT                              AS preparing_ns,                                     -- Preparing: first kernel start minus ProfilerStep#N host start, ns (NULL without a host step)
+    (p.end_ns - p.start_ns)::BIGINT                                     AS e2e_ns,                                           -- E2E time of the step: last kernel end minus first kernel start, ns
+    p.kernel_count::BIGINT                                              AS kernel_count,                                     -- kernels and communication ops in the step
+    p.communication_op_count::BIGINT                                    AS communication_op_count                            -- communication ops in the step
+FROM parts AS p
+JOIN run AS r
+    ON r.run_id = p.run_id
+ORDER BY r.run_name, p.rank, p.step;

@@ -1,0 +1,39 @@
+-- Communication link tasks (filled by the cluster/communication ingest).
+
+CREATE TABLE IF NOT EXISTS link (
+    run_id         INTEGER NOT NULL,
+    rank           INTEGER NOT NULL,
+    file_id        INTEGER NOT NULL,
+    step           INTEGER,
+    group_name     VARCHAR,
+    op_name        VARCHAR,
+    plane_id       INTEGER,
+    task_name      VARCHAR,
+    src_rank       BIGINT,
+    dst_rank       BIGINT,
+    transport_type VARCHAR,
+    link_type      VARCHAR,
+    ts_ns          BIGINT,
+    dur_ns         BIGINT,
+    size_bytes     BIGINT,
+    bandwidth_gbps DOUBLE,
+    notify_id      VARCHAR
+);
+COMMENT ON TABLE link IS 'One row per HCCL link task (Memcpy, Reduce_Inline, Notify_Wait, RDMASend ...): trace_view.json Plane threads, HCCL .trace files, hccl_raw_{rank}.csv.';
+COMMENT ON COLUMN link.run_id IS 'Run (run.run_id).';
+COMMENT ON COLUMN link.rank IS 'Rank that recorded the task.';
+COMMENT ON COLUMN link.file_id IS 'Input file (source_file.file_id).';
+COMMENT ON COLUMN link.step IS 'Step number the task belongs to; NULL if unknown.';
+COMMENT ON COLUMN link.group_name IS 'Communication group (trace thread "Group <g> Communication").';
+COMMENT ON COLUMN link.op_name IS 'HCCL op the task belongs to (e.g. hcom_allReduce__271_0_1).';
+COMMENT ON COLUMN link.plane_id IS 'Plane number (thread "Plane <k>", .trace tid).';
+COMMENT ON COLUMN link.task_name IS 'Task type, normalised with underscores (Notify_Wait, Reduce_Inline, Memcpy, RDMASend ...).';
+COMMENT ON COLUMN link.src_rank IS 'args "src rank" (group-local rank).';
+COMMENT ON COLUMN link.dst_rank IS 'args "dst rank" (group-local rank; 4294967295 = local/on-chip).';
+COMMENT ON COLUMN link.transport_type IS 'args "transport type": SDMA, RDMA or LOCAL.';
+COMMENT ON COLUMN link.link_type IS 'args "link type": HCCS, PCIE, ROCE, SIO, ON_CHIP, HCCS_SW ...';
+COMMENT ON COLUMN link.ts_ns IS 'Task start, integer ns.';
+COMMENT ON COLUMN link.dur_ns IS 'Task duration, integer ns.';
+COMMENT ON COLUMN link.size_bytes IS 'Bytes moved (args "size(Byte)"; hex strings decoded); NULL for notify tasks.';
+COMMENT ON COLUMN link.bandwidth_gbps IS 'args "bandwidth(GB/s)" as written by the profiler (GB = 10^9 B); NULL if absent.';
+COMMENT ON COLUMN link.notify_id IS 'args "notify_id" as text (can be 2^64-1).';

@@ -1,0 +1,320 @@
+"""Ingest: detect → per-format reader → one transaction for the whole command.
+
+A failure anywhere rolls the whole command back: the database is exactly as it was. A file
+whose content (SHA-256) is already part of the run is skipped; ``replace=True`` re-ingests a
+file whose content changed (same run, rank, format and path), dropping its old rows first.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import duckdb
+
+from .. import registry
+from ..errors import InputError, TracedbError
+from ..schema import apply_schema
+from . import events as ev
+from . import kernels as kn
+from .detect import RankInput, detect
+from .jsonsource import event_array
+from .kernel_details import ingest_kernel_details
+from .metadata import fill_kineto_rank
+from .step_trace import ingest_step_trace_time
+
+ROLES = ("baseline", "comparison")
+DATA_TABLES = ("event", "kernel", "link", "memory", "profiler_step_trace")
+
+
+@dataclass
+class IngestReport:
+    """What one ingest command did."""
+
+    runs: list[str] = field(default_factory=list)
+    files_ingested: list[str] = field(default_factory=list)
+    files_skipped: list[str] = field(default_factory=list)
+    rows: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    bytes_read: int = 0
+
+    def add(self, table: str, n: int) -> None:
+        self.rows[table] = self.rows.get(table, 0) + n
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 22):
+                h.update(chunk)
+    except OSError as e:
+        raise InputError(f"cannot read file: {e.strerror}", file=str(path)) from e
+    return h.hexdigest()
+
+
+class _Ingest:
+    def __init__(self, con, run: str | None, role: str | None, replace: bool, progress: Callable[[str], None]):
+        self.con = con
+        self.run = run
+        self.role = role
+        self.replace = replace
+        self.say = progress
+        self.report = IngestReport()
+
+    # -- runs, ranks, files ---------------------------------------------------------
+    def run_id(self, name: str, platform: str, source: Path) -> int:
+        row = self.con.execute("SELECT run_id FROM run WHERE run_name = ?", [name]).fetchone()
+        if row:
+            run_id = row[0]
+        else:
+            run_id = self.con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM run").fetchone()[0]
+            self.con.execute("INSERT INTO run VALUES (?, ?, NULL, ?, ?, ?)",
+                             [run_id, name, platform, str(source.resolve()), _now()])
+        if self.role:
+            self.con.execute("UPDATE run SET role = NULL WHERE role = ? AND run_id <> ?", [self.role, run_id])
+            self.con.execute("UPDATE run SET role = ? WHERE run_id = ?", [self.role, run_id])
+        if name not in self.report.runs:
+            self.report.runs.append(name)
+        return run_id
+
+    def upsert_rank(self, run_id: int, unit: RankInput) -> None:
+        old = self.con.execute("SELECT device_id, world_size, profiler_level, framework_version FROM rank "
+                               "WHERE run_id = ? AND rank = ?", [run_id, unit.rank]).fetchone()
+        vals = [unit.device_id, unit.world_size, unit.profiler_level, unit.framework_version]
+        if old:
+            vals = [v if v is not None else o for v, o in zip(vals, old)]
+            self.con.execute("DELETE FROM rank WHERE run_id = ? AND rank = ?", [run_id, unit.rank])
+        self.con.execute("INSERT INTO rank VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         [run_id, unit.rank, vals[0], unit.rank_source, vals[1], vals[2], vals[3],
+                          str(unit.source.resolve())])
+
+    def claim_file(self, run_id: int, rank: int | None, fmt: str, path: Path) -> tuple[int | None, str]:
+        """Return (file_id, sha) for a new file, or (None, sha) if this run already has its content."""
+        if not os.access(path, os.R_OK):
+            raise InputError("cannot read file (permission denied).", file=str(path))
+        sha = sha256_of(path)
+        dup = self.con.execute("SELECT path FROM source_file WHERE run_id = ? AND format = ? AND sha256 = ? "
+                               "AND (? IS NULL OR rank = ?)", [run_id, fmt, sha, rank, rank]).fetchone()
+        if dup:
+            self.say(f"skip {path}: already ingested (same content as {dup[0]})")
+            self.report.files_skipped.append(str(path))
+            return None, sha
+        if rank is not None:
+            old = self.con.execute("SELECT file_id FROM source_file WHERE run_id = ? AND rank = ? AND format = ? "
+                                   "AND path = ?", [run_id, rank, fmt, str(path.resolve())]).fetchone()
+            if old:
+                if not self.replace:
+                    raise InputError("changed since it was ingested into this run.", file=str(path),
+                                     hint="pass --replace to re-ingest it, or --run NAME for a new run.")
+                self.drop_file(old[0])
+        file_id = self.con.execute("SELECT coalesce(max(file_id), 0) + 1 FROM source_file").fetchone()[0]
+        return file_id, sha
+
+    def drop_file(self, file_id: int) -> None:
+        for table in DATA_TABLES:
+            self.con.execute(f"DELETE FROM {table} WHERE file_id = ?", [file_id])
+        self.con.execute("DELETE FROM source_file WHERE file_id = ?", [file_id])
+
+    def record_file(self, file_id: int, run_id: int, rank: int, fmt: str, path: Path, sha: str, rows: int) -> None:
+        size = path.stat().st_size
+        self.con.execute("INSERT INTO source_file VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         [file_id, run_id, rank, fmt, str(path.resolve()), size, sha, rows, _now()])
+        self.report.files_ingested.append(str(path))
+        self.report.bytes_read += size
+
+    def timed(self, path: Path, what: str):
+        size = path.stat().st_size
+        self.say(f"ingest {path} ({size / 1e6:.1f} MB, {what})")
+        return time.perf_counter(), size
+
+    def done(self, t0: float, size: int, rows: int, unit: str) -> None:
+        dt = time.perf_counter() - t0
+        rate = f", {size / 1e6 / dt:.0f} MB/s" if dt > 0.05 else ""
+        self.say(f"  {rows:,} {unit} in {dt:.1f} s{rate}")
+
+    # -- ranks ------------------------------------------------------------------------
+    def ascend(self, run_id: int, unit: RankInput) -> None:
+        files = unit.files
+        rank = unit.rank
+        new_kernel_files: list[tuple[int, bool]] = []   # (file_id, has_step)
+        trace_file_id = None
+        if "trace_view" in files:
+            path = files["trace_view"]
+            file_id, sha = self.claim_file(run_id, rank, "trace_view", path)
+            if file_id is not None:
+                t0, size = self.timed(path, "trace_view")
+                with event_array(path) as (read_path, _):
+                    ev.stage_events(self.con, read_path, str(path))
+                n = ev.insert_events(self.con, run_id, rank, file_id)
+                ev.insert_steps(self.con, run_id, rank, file_id)
+                dev = ev.npu_device_id(self.con, file_id)
+                if dev is not None:
+                    unit.device_id = dev
+                self.record_file(file_id, run_id, rank, "trace_view", path, sha, n)
+                self.report.add("event", n)
+                self.done(t0, size, n, "events")
+                trace_file_id = file_id
+        if "kernel_details" in files:
+            path = files["kernel_details"]
+            file_id, sha = self.claim_file(run_id, rank, "kernel_details", path)
+            if file_id is not None:
+                t0, size = self.timed(path, "kernel_details")
+                n, has_step = ingest_kernel_details(self.con, path, run_id, rank, file_id)
+                # kernels derived from a trace earlier are replaced by the profiler's own table
+                self.con.execute("DELETE FROM kernel WHERE run_id = ? AND rank = ? AND source = 'trace_view'",
+                                 [run_id, rank])
+                self.record_file(file_id, run_id, rank, "kernel_details", path, sha, n)
+                self.report.add("kernel", n)
+                self.done(t0, size, n, "kernels")
+                new_kernel_files.append((file_id, has_step))
+                if unit.device_id is None:
+                    d = self.con.execute("SELECT min(device_id) FROM kernel WHERE file_id = ?", [file_id]).fetchone()[0]
+                    unit.device_id = d
+        has_kd = self.con.execute("SELECT count(*) FROM kernel WHERE run_id = ? AND rank = ? "
+                                  "AND source = 'kernel_details'", [run_id, rank]).fetchone()[0] > 0
+        if trace_file_id is not None and not has_kd:
+            n = kn.npu_kernels_from_trace(self.con, run_id, rank, trace_file_id, unit.device_id)
+            self.say(f"  no kernel_details.csv: {n:,} kernels taken from trace_view.json tasks")
+            self.report.add("kernel", n)
+            new_kernel_files.append((trace_file_id, False))
+        if has_kd and (trace_file_id is not None or new_kernel_files):
+            kn.link_kernel_details_to_trace(self.con, run_id, rank)
+        for file_id, has_step in new_kernel_files:
+            if not has_step:
+                kn.attribute_steps_by_window(self.con, run_id, rank, file_id)
+        kn.refresh_step_windows(self.con, run_id, rank)
+        if "step_trace_time" in files:
+            path = files["step_trace_time"]
+            file_id, sha = self.claim_file(run_id, rank, "step_trace_time", path)
+            if file_id is not None:
+                n = ingest_step_trace_time(self.con, path, run_id, rank, file_id)
+                self.record_file(file_id, run_id, rank, "step_trace_time", path, sha, n)
+                self.report.add("profiler_step_trace", n)
+        for meta in ("profiler_info", "profiler_metadata"):
+            if meta in files:
+                file_id, sha = self.claim_file(run_id, rank, meta, files[meta])
+                if file_id is not None:
+                    self.record_file(file_id, run_id, rank, meta, files[meta], sha, 0)
+        self.upsert_rank(run_id, unit)
+
+    def kineto(self, run_id: int, unit: RankInput, taken: set[int]) -> None:
+        path = unit.files["kineto"]
+        file_id, sha = self.claim_file(run_id, None, "kineto", path)
+        if file_id is None:
+            return
+        t0, size = self.timed(path, "kineto")
+        with event_array(path) as (read_path, feeder):
+            try:
+                ev.stage_events(self.con, read_path, str(path), offset=0)
+            except InputError:
+                if feeder is not None and feeder.error:
+                    feeder.finish()   # the feeder's message is the precise one
+                raise
+            meta = feeder.finish() if feeder is not None else {}
+        fill_kineto_rank(unit, meta)
+        if unit.rank is None:
+            unit.rank = min(set(range(len(taken) + 1)) - taken)
+            unit.rank_source = "default"
+        rank = unit.rank
+        old = self.con.execute("SELECT file_id FROM source_file WHERE run_id = ? AND rank = ? AND format = 'kineto' "
+                               "AND path = ?", [run_id, rank, str(path.resolve())]).fetchone()
+        if old:
+            if not self.replace:
+                raise InputError("changed since it was ingested into this run.", file=str(path),
+                                 hint="pass --replace to re-ingest it, or --run NAME for a new run.")
+            self.drop_file(old[0])
+        elif self.con.execute("SELECT count(*) FROM source_file WHERE run_id = ? AND rank = ? AND format = 'kineto'",
+                              [run_id, rank]).fetchone()[0]:
+            raise InputError(f"rank {rank} of this run already has a Kineto trace.", file=str(path),
+                             hint="ingest each run into its own --run NAME (one trace per rank).")
+        taken.add(rank)
+        base = meta.get("baseTimeNanoseconds")
+        base_ns = int(base) if isinstance(base, (int, float, str)) and str(base).strip().isdigit() else 0
+        n = ev.insert_events(self.con, run_id, rank, file_id, base_ns)
+        ev.insert_steps(self.con, run_id, rank, file_id)
+        k = kn.kineto_kernels(self.con, run_id, rank, file_id)
+        kn.attribute_steps_by_window(self.con, run_id, rank, file_id, only_unlaunched_kineto=True)
+        kn.refresh_step_windows(self.con, run_id, rank)
+        if unit.device_id is None:
+            unit.device_id = self.con.execute("SELECT min(device_id) FROM kernel WHERE file_id = ?",
+                                              [file_id]).fetchone()[0]
+        self.record_file(file_id, run_id, rank, "kineto", path, sha, n)
+        self.report.add("event", n)
+        self.report.add("kernel", k)
+        self.done(t0, size, n, f"events, {k:,} kernels")
+        self.upsert_rank(run_id, unit)
+
+    def path(self, path: Path) -> None:
+        run_input = detect(path)
+        name = self.run or run_input.default_name
+        platforms = {u.platform for u in run_input.ranks}
+        run_id = self.run_id(name, "npu" if platforms == {"npu"} else ("gpu" if platforms == {"gpu"} else "mixed"),
+                             path)
+        taken = {r for (r,) in self.con.execute("SELECT rank FROM rank WHERE run_id = ?", [run_id]).fetchall()}
+        ascend = [u for u in run_input.ranks if u.platform == "npu"]
+        seen: dict[int, Path] = {}
+        for u in ascend:
+            if u.rank is None:
+                u.rank, u.rank_source = 0, "default"
+            if u.rank in seen:
+                raise InputError(f"two rank folders resolve to rank {u.rank} (also {seen[u.rank]}).",
+                                 file=str(u.source),
+                                 hint="each rank folder needs its profiler_info_{rank}.json; "
+                                      "ingest them as separate runs otherwise.")
+            seen[u.rank] = u.source
+        for u in ascend:
+            self.ascend(run_id, u)
+            taken.add(u.rank)
+        for u in run_input.ranks:
+            if u.platform == "gpu":
+                self.kineto(run_id, u, taken)
+
+
+def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str | None = None,
+           role: str | None = None, replace: bool = False,
+           progress: Callable[[str], None] = lambda s: None) -> IngestReport:
+    """Ingest PATHs into the database in one transaction and install the view library.
+
+    Args:
+        con: read-write connection (see :func:`tracedb.db.connect`).
+        paths: files or folders (see :func:`tracedb.ingest.detect.detect`).
+        run: run name for every PATH (default: each PATH's folder name).
+        role: ``baseline`` or ``comparison`` for the run(s) (moves the role from any other run).
+        replace: re-ingest files whose content changed since they were ingested.
+        progress: called with one line of progress text at a time (stderr in the CLI).
+
+    Returns:
+        IngestReport (runs, files ingested/skipped, rows per table, seconds, bytes).
+
+    Raises:
+        InputError: bad input; nothing was written.
+    """
+    if role is not None and role not in ROLES:
+        raise TracedbError(f"unknown role {role!r}; use baseline or comparison.")
+    t0 = time.perf_counter()
+    job = _Ingest(con, run, role, replace, progress)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        apply_schema(con)
+        for p in paths:
+            job.path(Path(p))
+        registry.install(con)
+        con.execute("COMMIT")
+    except BaseException:
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.Error:
+            pass
+        raise
+    con.execute("CHECKPOINT")
+    job.report.seconds = time.perf_counter() - t0
+    return job.report

@@ -1,0 +1,169 @@
+"""Recognise what a PATH holds: Ascend rank folders, Kineto traces, or single files.
+
+Returns :class:`RankInput` units (one rank's files) grouped into :class:`RunInput` (one run).
+Nothing is read beyond file names, the first bytes of JSON files and small metadata files.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InputError
+from . import metadata
+from .jsonsource import first_byte
+
+ASCEND_DIR_SUFFIXES = ("_ascend_pt", "_ascend_ms")
+OUTPUT_DIR = "ASCEND_PROFILER_OUTPUT"
+
+# file name -> format, inside a rank folder's ASCEND_PROFILER_OUTPUT
+ASCEND_FILES = {
+    "trace_view.json": "trace_view",
+    "kernel_details.csv": "kernel_details",
+    "step_trace_time.csv": "step_trace_time",
+}
+_KINETO_NAME = re.compile(r"\.(pt\.trace\.)?json(\.gz)?$", re.I)
+_RANK_IN_NAME = re.compile(r"(?:^|[^a-z])rank[_-]?(\d+)", re.I)
+
+
+@dataclass
+class RankInput:
+    """One rank's input files."""
+
+    platform: str                       # npu | gpu
+    source: Path                        # rank folder or trace file
+    files: dict[str, Path] = field(default_factory=dict)   # format -> path
+    rank: int | None = None
+    rank_source: str = "default"
+    device_id: int | None = None
+    world_size: int | None = None
+    profiler_level: str | None = None
+    framework_version: str | None = None
+
+
+@dataclass
+class RunInput:
+    """One run: a default name and its ranks."""
+
+    default_name: str
+    ranks: list[RankInput]
+
+
+def is_ascend_rank_dir(path: Path) -> bool:
+    return path.is_dir() and (path.name.endswith(ASCEND_DIR_SUFFIXES) or (path / OUTPUT_DIR).is_dir())
+
+
+def rank_from_name(name: str) -> int | None:
+    m = _RANK_IN_NAME.search(name)
+    return int(m.group(1)) if m else None
+
+
+def ascend_rank(folder: Path) -> RankInput:
+    """Collect the files of one Ascend rank folder (``*_ascend_pt`` / ``*_ascend_ms``)."""
+    unit = RankInput(platform="npu", source=folder)
+    out = folder / OUTPUT_DIR
+    for name, fmt in ASCEND_FILES.items():
+        if (out / name).is_file():
+            unit.files[fmt] = out / name
+    metadata.fill_ascend_rank(unit, folder)
+    if unit.rank is None:
+        r = rank_from_name(folder.name)
+        if r is not None:
+            unit.rank, unit.rank_source = r, "file_name"
+    if not unit.files:
+        raise InputError(f"rank folder has no {OUTPUT_DIR}/trace_view.json, kernel_details.csv or "
+                         "step_trace_time.csv.", file=str(folder),
+                         hint="point tracedb at a *_ascend_pt / *_ascend_ms folder written by the profiler.")
+    return unit
+
+
+def kineto_rank(path: Path) -> RankInput:
+    unit = RankInput(platform="gpu", source=path, files={"kineto": path})
+    r = rank_from_name(path.name)
+    if r is not None:
+        unit.rank, unit.rank_source = r, "file_name"
+    return unit
+
+
+def _classify_file(path: Path) -> RankInput:
+    name = path.name
+    if not path.exists():
+        raise InputError("no such file or folder.", file=str(path))
+    parent = path.parent
+    rank_dir = parent.parent if parent.name == OUTPUT_DIR else None
+    fmt = ASCEND_FILES.get(name)
+    if fmt is None and name.lower().endswith(".csv") and name.lower().startswith("kernel_details"):
+        fmt = "kernel_details"
+    if fmt is None and _KINETO_NAME.search(name):
+        kind = first_byte(path)
+        if kind == b"[":
+            fmt = "trace_view"
+        elif kind == b"{":
+            return kineto_rank(path)
+        elif kind == b"":
+            raise InputError("file is empty.", file=str(path), place="byte 0")
+        else:
+            raise InputError(f"not a JSON trace (starts with {kind!r}).", file=str(path), place="byte 0")
+    if fmt is None:
+        raise InputError("unrecognised file: expected trace_view.json, kernel_details.csv, "
+                         "step_trace_time.csv, a Kineto *.pt.trace.json(.gz), or a folder of them.",
+                         file=str(path))
+    unit = RankInput(platform="npu", source=rank_dir or path, files={fmt: path})
+    if rank_dir is not None:
+        metadata.fill_ascend_rank(unit, rank_dir)
+    if unit.rank is None:
+        r = rank_from_name((rank_dir or parent).name)
+        if r is not None:
+            unit.rank, unit.rank_source = r, "file_name"
+    return unit
+
+
+def _default_run_name(path: Path) -> str:
+    path = path.resolve()
+    if path.is_dir():
+        return path.name
+    if path.parent.name == OUTPUT_DIR:
+        return path.parent.parent.name
+    return path.parent.name
+
+
+def detect(path: Path) -> RunInput:
+    """Recognise PATH.
+
+    Args:
+        path: a supported file, a rank folder, a folder of rank folders, a Kineto trace or a
+            folder of Kineto traces.
+
+    Returns:
+        RunInput with one RankInput per rank found.
+
+    Raises:
+        InputError: nothing recognisable, or the path does not exist.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError("no such file or folder.", file=str(path))
+    name = _default_run_name(path)
+    if path.is_file():
+        return RunInput(name, [_classify_file(path)])
+    if not path.is_dir():
+        raise InputError("not a regular file or folder.", file=str(path))
+    if path.name == OUTPUT_DIR:
+        return RunInput(path.parent.name, [ascend_rank(path.parent)])
+    if is_ascend_rank_dir(path):
+        return RunInput(name, [ascend_rank(path)])
+    try:
+        children = sorted(path.iterdir())
+    except PermissionError as e:
+        raise InputError("cannot list folder (permission denied).", file=str(path)) from e
+    rank_dirs = [c for c in children if is_ascend_rank_dir(c)]
+    if not rank_dirs:   # one more level: e.g. PROF folders or host folders holding rank folders
+        rank_dirs = [g for c in children if c.is_dir() for g in sorted(c.iterdir()) if is_ascend_rank_dir(g)]
+    units = [ascend_rank(d) for d in rank_dirs]
+    for c in children:
+        if c.is_file() and _KINETO_NAME.search(c.name) and first_byte(c) == b"{":
+            units.append(kineto_rank(c))
+    if not units:
+        raise InputError("nothing recognisable in this folder: no *_ascend_pt / *_ascend_ms rank folder, "
+                         "no ASCEND_PROFILER_OUTPUT, no Kineto *.json(.gz) trace.", file=str(path))
+    return RunInput(name, units)

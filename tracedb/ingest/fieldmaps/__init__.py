@@ -1,0 +1,1 @@
+"""Declarative raw-column → table-column maps, per format and version (data, not code)."""

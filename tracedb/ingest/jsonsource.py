@@ -1,0 +1,237 @@
+"""Hand a Chrome-trace JSON file to DuckDB's C++ JSON reader as one event array.
+
+Ascend ``trace_view.json`` is a top-level array: DuckDB reads the file itself. Kineto
+``*.pt.trace.json(.gz)`` is an object ``{..., "traceEvents": [...], ...}``; read as one JSON
+value it is bounded by ``maximum_object_size`` (and 4 GiB), so a feeder thread copies only the
+bytes of the ``traceEvents`` array into a FIFO that DuckDB reads with ``format='array'``.
+The small keys around the array (``distributedInfo``, ``baseTimeNanoseconds`` ...) are parsed
+with :mod:`json` from the head and the tail of the stream. Memory stays bounded by the chunk
+size and the tail window, whatever the file size.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import tempfile
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..errors import InputError
+
+CHUNK = 1 << 22            # 4 MiB copy chunks
+TAIL_WINDOW = 8 << 20      # bytes kept back to find the end of the traceEvents array
+HEAD_LIMIT = 64 << 20      # the traceEvents key must start within this many bytes
+_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
+
+
+def open_binary(path: Path):
+    """Open a trace file for reading bytes, transparently gunzipping ``*.gz`` files."""
+    with open(path, "rb") as f:
+        magic = f.read(2)
+    if magic == b"\x1f\x8b":
+        return gzip.open(path, "rb")
+    return open(path, "rb")
+
+
+def first_byte(path: Path) -> bytes:
+    """First non-blank byte of the (decompressed) file, skipping a UTF-8 BOM; b'' if empty."""
+    try:
+        with open_binary(path) as f:
+            head = f.read(65536)
+    except (OSError, EOFError) as e:
+        raise InputError(f"cannot read file: {e}", file=str(path)) from e
+    head = head.lstrip(b"\xef\xbb\xbf").lstrip()
+    return head[:1]
+
+
+def is_gzip(path: Path) -> bool:
+    with open(path, "rb") as f:
+        return f.read(2) == b"\x1f\x8b"
+
+
+class ObjectEvents:
+    """The ``traceEvents`` array of a JSON-object trace, streamed through a FIFO.
+
+    Use as a context manager; ``path`` is what to give ``read_json(format='array')``, and after
+    the read, ``meta`` holds every other top-level key and ``error`` any feeder failure.
+    """
+
+    def __init__(self, source: Path):
+        self.source = source
+        self.meta: dict = {}
+        self.error: InputError | None = None
+        self.array_offset = 0
+        self._dir = tempfile.mkdtemp(prefix="tracedb-")
+        self.path = os.path.join(self._dir, "traceEvents.json")
+        os.mkfifo(self.path)
+        self._thread = threading.Thread(target=self._feed, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self._thread.is_alive():
+            # DuckDB failed before or while reading: unblock the feeder so it can stop.
+            try:
+                fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+                os.close(fd)
+            except OSError:
+                pass
+            self._thread.join(timeout=10)
+        try:
+            os.remove(self.path)
+            os.rmdir(self._dir)
+        except OSError:
+            pass
+        return False
+
+    def finish(self) -> dict:
+        """Wait for the feeder; raise its error if it had one; return the top-level metadata."""
+        self._thread.join()
+        if self.error:
+            raise self.error
+        return self.meta
+
+    # -- feeder thread -------------------------------------------------------------
+    def _feed(self) -> None:
+        try:
+            with open(self.path, "wb") as dst:
+                try:
+                    self._copy(dst)
+                except InputError as e:
+                    self.error = e
+                except (OSError, EOFError, gzip.BadGzipFile) as e:
+                    if isinstance(e, BrokenPipeError):
+                        return
+                    self.error = InputError(f"cannot read file: {e}", file=str(self.source))
+        except BrokenPipeError:
+            pass
+        except OSError as e:
+            if self.error is None:
+                self.error = InputError(f"cannot stream file: {e}", file=str(self.source))
+
+    def _copy(self, dst) -> None:
+        src_name = str(self.source)
+        with open_binary(self.source) as src:
+            buf = b""
+            head = None
+            while head is None:
+                data = src.read(CHUNK)
+                if not data:
+                    raise InputError('no "traceEvents" array found; not a Kineto/Chrome trace object, '
+                                     "or the file is truncated.", file=src_name, place=f"byte {len(buf)}",
+                                     hint="Kineto traces are JSON objects with a traceEvents array.")
+                buf += data
+                for m in _KEY.finditer(buf):
+                    prefix = buf[:m.start()]
+                    try:
+                        json.loads(prefix.decode("utf-8", "replace") + '"_": 0}')
+                    except ValueError:
+                        continue
+                    head = prefix
+                    rest = buf[m.end() - 1:]   # starts with '['
+                    self.array_offset = m.end() - 1
+                    break
+                if head is None and len(buf) > HEAD_LIMIT:
+                    raise InputError('no "traceEvents" array in the first 64 MiB.', file=src_name,
+                                     place="byte 0")
+            # stream the array, holding back a tail window to find where it ends
+            pending = rest
+            while True:
+                data = src.read(CHUNK)
+                if not data:
+                    break
+                pending += data
+                if len(pending) > TAIL_WINDOW + CHUNK:
+                    cut = len(pending) - TAIL_WINDOW
+                    dst.write(pending[:cut])
+                    pending = pending[cut:]
+            total = self.array_offset + len(pending)  # not exact when data was written, fine for messages
+            end = _find_array_end(pending)
+            if end is None:
+                raise InputError("truncated or malformed JSON: the traceEvents array has no end.",
+                                 file=src_name, place="end of file",
+                                 hint="the profiler may have been killed while writing; re-export the trace.")
+            dst.write(pending[:end + 1])
+            tail = pending[end + 1:]
+            try:
+                self.meta = json.loads(head.decode("utf-8", "replace") + '"traceEvents": []'
+                                       + tail.decode("utf-8", "replace"))
+            except ValueError as e:
+                raise InputError(f"malformed JSON around the traceEvents array: {e}", file=src_name,
+                                 place=f"about byte {total}") from e
+
+
+_DECODER = json.JSONDecoder()
+_WS = " \t\r\n"
+
+
+def _object_tail_ok(s: str, p: int) -> bool:
+    """True if ``s[p:]`` is the end of a JSON object: (, "key": value)* } then blanks."""
+    n = len(s)
+    while True:
+        while p < n and s[p] in _WS:
+            p += 1
+        if p >= n:
+            return False
+        if s[p] == "}":
+            p += 1
+            while p < n and s[p] in _WS:
+                p += 1
+            return p == n
+        if s[p] != ",":
+            return False
+        p += 1
+        while p < n and s[p] in _WS:
+            p += 1
+        try:
+            key, p = _DECODER.raw_decode(s, p)
+        except ValueError:
+            return False
+        if not isinstance(key, str):
+            return False
+        while p < n and s[p] in _WS:
+            p += 1
+        if p >= n or s[p] != ":":
+            return False
+        p += 1
+        while p < n and s[p] in _WS:
+            p += 1
+        try:
+            _, p = _DECODER.raw_decode(s, p)
+        except ValueError:
+            return False
+
+
+def _find_array_end(pending: bytes) -> int | None:
+    """Index of the ']' closing the events array: the leftmost ']' in the tail window after
+    which the rest is a valid end of the enclosing object. Bytes are decoded as latin-1 so that
+    character and byte positions agree (JSON structure is ASCII)."""
+    s = pending.decode("latin-1")
+    pos = s.find("]", max(0, len(s) - TAIL_WINDOW))
+    while pos != -1:
+        if _object_tail_ok(s, pos + 1):
+            return pos
+        pos = s.find("]", pos + 1)
+    return None
+
+
+@contextmanager
+def event_array(path: Path):
+    """Yield ``(read_path, source)``: a path for ``read_json(format='array')`` and, for object
+    traces, the :class:`ObjectEvents` feeder (``None`` for array files)."""
+    kind = first_byte(path)
+    if kind == b"[":
+        yield str(path), None
+    elif kind == b"{":
+        with ObjectEvents(path) as src:
+            yield src.path, src
+    elif kind == b"":
+        raise InputError("file is empty.", file=str(path), place="byte 0")
+    else:
+        raise InputError(f"not a JSON trace (starts with {kind!r}).", file=str(path), place="byte 0",
+                         hint="expected a JSON array (trace_view.json) or object (Kineto).")
