@@ -1,0 +1,56 @@
+"""Shared fixtures: paths to bundled fixtures and to ../shared/corpus, temp databases, helpers."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from tracedb.db import connect
+from tracedb.ingest import ingest as ingest_into
+from tracedb.registry import install
+from tracedb.schema import apply_schema
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+CORPUS = Path(os.environ.get("TRACEDB_CORPUS", ROOT.parent / "shared" / "corpus"))
+
+
+def corpus_path(rel: str) -> Path:
+    """A path under ../shared/corpus; the test is skipped when the corpus is not beside the checkout."""
+    p = CORPUS / rel
+    if not p.exists():
+        pytest.skip(f"corpus file not available: {p}")
+    return p
+
+
+@pytest.fixture
+def db_path(tmp_path) -> Path:
+    return tmp_path / "t.duckdb"
+
+
+@pytest.fixture
+def empty_db(db_path):
+    """A read-write connection to a new database with the schema and view library installed."""
+    con = connect(db_path)
+    apply_schema(con)
+    install(con)
+    yield con
+    con.close()
+
+
+def ingest_paths(db_path: Path, *paths, **kw):
+    con = connect(db_path)
+    try:
+        return ingest_into(con, [str(p) for p in paths], **kw)
+    finally:
+        con.close()
+
+
+def rows(db_path: Path, sql: str, params=None) -> list[tuple]:
+    con = duckdb.connect(str(db_path), read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
