@@ -5,9 +5,16 @@ from __future__ import annotations
 
 import duckdb
 
-# Ascend Hardware "Task Type" values that are computing (CANN COMPUTE_TASK_INFO / msprof-analyze)
-COMPUTE_TASK_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "AI_CPU", "MIX_AIC", "MIX_AIV", "FFTS_PLUS",
-                      "KERNEL_AICORE", "KERNEL_AIVEC", "KERNEL_AICPU", "KERNEL_MIX_AIC", "KERNEL_MIX_AIV")
+# Ascend Hardware "Task Type" values that are not computing: stream events, DMA copies and the
+# HCCL tasks CANN also draws on the hardware streams. Everything else (AI_CORE, AI_VECTOR_CORE,
+# AI_CPU, MIX_AIC/AIV, FFTS_PLUS, and "Other" in older CANN, whose Overlap Analysis counts it as
+# Computing, and DSA_SQE, which kernel_details.csv lists as a kernel) is a computing task.
+NON_COMPUTE_TASK_TYPES = ("EVENT_WAIT_SQE", "EVENT_RECORD_SQE", "NOTIFY_WAIT_SQE", "NOTIFY_RECORD_SQE",
+                          "SDMA_SQE", "PCIE_DMA_SQE", "PLACE_HOLDER_SQE", "C_CORE_SQE", "WRITE_VALUE_SQE",
+                          "CAPTURE_RECORD_SQE", "CAPTURE_WAIT_SQE", "SDMA", "Notify Wait", "Notify_Wait", "Notify Record", "Notify_Record",
+                          "Write Value", "Write_Value", "Memcpy", "Reduce Inline", "Reduce_Inline",
+                          "RDMASend", "RDMA_SEND", "MEMCPY_ASYNC", "EVENT_WAIT", "EVENT_RECORD",
+                          "PROFILING_ENABLE", "PROFILING_DISABLE", "PLACE_HOLDER", "C_CORE")
 HCCL_PROCESSES = ("HCCL", "Communication")
 
 _NEXT_ID = "(SELECT coalesce(max(kernel_id), 0) FROM kernel WHERE run_id = ? AND rank = ?)"
@@ -17,12 +24,12 @@ def npu_kernels_from_trace(con: duckdb.DuckDBPyConnection, run_id: int, rank: in
                            device_id: int | None) -> int:
     """Ascend Hardware compute tasks and HCCL op slices of one trace_view.json → ``kernel``.
 
-    Used only when the rank has no kernel_details.csv. Compute = Task Type in
-    COMPUTE_TASK_TYPES, excluding names ending in AicpuKernel/AivKernel (communication kernels
-    on compute engines, excluded by CANN's Overlap Analysis too). Communication = op-level
+    Used only when the rank has no kernel_details.csv. Compute = any Task Type but
+    NON_COMPUTE_TASK_TYPES, excluding names ending in AicpuKernel/AivKernel
+    (communication kernels on compute engines, excluded by CANN's Overlap Analysis too). Communication = op-level
     slices on "Group <g> Communication" threads of the HCCL/Communication process.
     """
-    types = ", ".join(f"'{t}'" for t in COMPUTE_TASK_TYPES)
+    types = ", ".join(f"'{t}'" for t in NON_COMPUTE_TASK_TYPES)
     procs = ", ".join(f"'{p}'" for p in HCCL_PROCESSES)
     before = con.execute("SELECT count(*) FROM kernel WHERE run_id = ? AND rank = ?", [run_id, rank]).fetchone()[0]
     con.execute(f"""
@@ -35,7 +42,7 @@ def npu_kernels_from_trace(con: duckdb.DuckDBPyConnection, run_id: int, rank: in
             WHERE file_id = ? AND ph = 'X' AND ts_ns IS NOT NULL AND dur_ns IS NOT NULL
               AND (
                 (process_name = 'Ascend Hardware'
-                 AND json_extract_string(args, '$."Task Type"') IN ({types})
+                 AND coalesce(json_extract_string(args, '$."Task Type"'), '') NOT IN ({types})
                  AND name NOT LIKE '%AicpuKernel' AND name NOT LIKE '%AivKernel')
                 OR (process_name IN ({procs}) AND thread_name LIKE '%Communication%')
               )
