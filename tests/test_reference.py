@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, FIXTURES, ingest_paths, rows
+from conftest import CORPUS, FIXTURES, corpus_path, ingest_paths, rows
 
 ASCEND_RANKS = [
     "msinsight/test/data/pytorch/text/level0/rank0_ascend_pt",
@@ -152,3 +152,27 @@ def test_op_diff_level0_types_are_kept_as_written(tmp_path):
                                                          "FROM op_diff")}
     assert got == expected
     assert rows(db, "SELECT DISTINCT diff_total_ns FROM op_diff") == [(0,)]
+
+
+def test_trace_only_older_cann_matches_overlap_analysis(tmp_path):
+    """Older CANN (msprof-analyze advisor fixture): no kernel_details.csv, every task typed "Other".
+
+    Expected = the trace's own Overlap Analysis Computing / Free slices, summed here from the JSON
+    (whole capture: one ProfilerStep). The view ignores those slices (it reads the kernels).
+    """
+    path = corpus_path("msprof-analyze/test/ut/advisor/timeline_advice/trace_view.json")
+    events = json.loads(path.read_text())
+    overlap = {e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+               and e["args"]["name"] == "Overlap Analysis"}
+    threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+               if e.get("ph") == "M" and e.get("name") == "thread_name" and e["pid"] in overlap}
+    sums: dict[str, Decimal] = {}
+    for e in events:
+        if e.get("ph") == "X" and e.get("pid") in overlap:
+            name = threads.get((e["pid"], e["tid"]), e["name"])
+            sums[name] = sums.get(name, Decimal(0)) + Decimal(str(e["dur"])) * 1000
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, path)
+    ((computing, free),) = rows(db, "SELECT computing_ns, free_ns FROM step_breakdown")
+    assert Decimal(computing) == sums["Computing"]                      # 1 788 267 ns
+    assert abs(Decimal(free) - sums["Free"]) <= max(Decimal(500), sums["Free"] * Decimal("0.0005"))

@@ -26,7 +26,9 @@ def npu_kernels_from_trace(con: duckdb.DuckDBPyConnection, run_id: int, rank: in
 
     Used only when the rank has no kernel_details.csv. Compute = any Task Type but
     NON_COMPUTE_TASK_TYPES, excluding names ending in AicpuKernel/AivKernel
-    (communication kernels on compute engines, excluded by CANN's Overlap Analysis too). Communication = op-level
+    (communication kernels on compute engines, excluded by CANN's Overlap Analysis too), and
+    excluding tasks named after a task type (older CANN labels every task "Other" and names the
+    non-kernel ones NOTIFY_WAIT, MEMCPY_ASYNC, Other ...; kernels have op names). Communication = op-level
     slices on "Group <g> Communication" threads of the HCCL/Communication process.
     """
     types = ", ".join(f"'{t}'" for t in NON_COMPUTE_TASK_TYPES)
@@ -43,7 +45,12 @@ def npu_kernels_from_trace(con: duckdb.DuckDBPyConnection, run_id: int, rank: in
               AND (
                 (process_name = 'Ascend Hardware'
                  AND coalesce(json_extract_string(args, '$."Task Type"'), '') NOT IN ({types})
-                 AND name NOT LIKE '%AicpuKernel' AND name NOT LIKE '%AivKernel')
+                 AND name NOT LIKE '%AicpuKernel' AND name NOT LIKE '%AivKernel'
+                 -- older CANN names non-kernel tasks after their type (Other, NOTIFY_WAIT,
+                 -- MEMCPY_ASYNC, REDUCE_ASYNC_V2, MemcopyAsync) and labels them all Task Type Other
+                 AND lower(name) <> lower(coalesce(json_extract_string(args, '$."Task Type"'), ''))
+                 AND NOT regexp_full_match(name, '[A-Z0-9_]+')
+                 AND lower(name) NOT IN ('memcopyasync', 'other'))
                 OR (process_name IN ({procs}) AND thread_name LIKE '%Communication%')
               )
         )
