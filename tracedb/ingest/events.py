@@ -117,9 +117,16 @@ def insert_steps(con: duckdb.DuckDBPyConnection, run_id: int, rank: int, file_id
 
 
 def npu_device_id(con: duckdb.DuckDBPyConnection, file_id: int) -> int | None:
-    """Device id from the trace's process_labels "NPU n" metadata (None if plain "NPU")."""
+    """Device id of an Ascend trace: process_labels "NPU n"; for a plain "NPU" label, the low 5
+    bits of the Ascend Hardware pid, which newer CANN encodes as (host_pid << 10) | (layer << 5) |
+    device (formats.md §2.3; 31 = host). None when neither tells."""
     row = con.execute("""
-        SELECT min(TRY_CAST(regexp_extract(json_extract_string(args, '$.labels'), 'NPU\\s*(\\d+)', 1) AS INTEGER))
-        FROM event WHERE file_id = ? AND ph = 'M' AND name = 'process_labels'
+        SELECT coalesce(
+            min(TRY_CAST(regexp_extract(json_extract_string(args, '$.labels'), 'NPU\\s*(\\d+)', 1) AS INTEGER))
+                FILTER (WHERE name = 'process_labels'),
+            min(CASE WHEN TRY_CAST(pid AS BIGINT) >= 1024 AND TRY_CAST(pid AS BIGINT) % 32 <> 31
+                     THEN TRY_CAST(pid AS BIGINT) % 32 END)
+                FILTER (WHERE name = 'process_name' AND json_extract_string(args, '$.name') = 'Ascend Hardware'))
+        FROM event WHERE file_id = ? AND ph = 'M'
     """, [file_id]).fetchone()
-    return row[0] if row else None
+    return int(row[0]) if row and row[0] is not None else None

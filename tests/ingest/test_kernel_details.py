@@ -1,0 +1,56 @@
+"""kernel_details.csv header variants → kernel (matched by name, exact ns, shapes unquoted)."""
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from conftest import FIXTURES, ingest_paths, rows
+from tracedb.errors import InputError
+
+LEVEL1 = FIXTURES / "ascend/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv"
+
+
+def test_level1_fixture_rows_and_first_row(tmp_path):
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, LEVEL1, run="r")
+    with open(LEVEL1, newline="") as f:
+        reader = list(csv.DictReader(f))
+    assert rows(db, "SELECT count(*) FROM kernel") == [(len(reader),)]
+    first = rows(db, "SELECT step, name, op_type, accelerator_core, stream_id, ts_ns, dur_ns, wait_ns, "
+                     "input_shapes, output_shapes, block_dim, is_communication FROM kernel ORDER BY kernel_id LIMIT 1")
+    # first data row of the file: 50,...,trans_TransData_0,TransData,dynamic,AI_VECTOR_CORE,
+    # "1736408883704643.212<TAB>",53.741,0,32,...,"""32,3,224,224""",...,"""32,1,224,224,8"""
+    assert first == [(50, "trans_TransData_0", "TransData", "AI_VECTOR_CORE", "2", 1736408883704643212, 53741, 0,
+                      "32,3,224,224", "32,1,224,224,8", 32, False)]
+    comm = rows(db, "SELECT name, stream_id, is_communication FROM kernel WHERE accelerator_core = 'HCCL' "
+                    "ORDER BY ts_ns LIMIT 1")
+    assert comm == [("hcom_allReduce__586_0_1", None, True)]
+
+
+def test_variants_mindspore_step_id_block_num_no_device(tmp_path):
+    f = tmp_path / "kernel_details.csv"
+    f.write_text("Step ID,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Num\r\n"
+                 "2,Default/MatMul-op1/aclnnMm_MatMul,MatMul,AI_CORE,1727593954640599.301\t,39.15,0,32\r\n"
+                 ",hcom_allReduce__1_2_3,hcom_allReduce_,COMMUNICATION,\"1727593954650726.162\t\",N/A,N/A,N/A\r\n")
+    db = tmp_path / "t.duckdb"
+    with pytest.raises(InputError) as e:       # Duration N/A on a data row is bad input
+        ingest_paths(db, f, run="r")
+    assert "Duration(us)" in str(e.value) and "line 3" in str(e.value)
+    f.write_text(f.read_text().replace("N/A,N/A,N/A", "812.25,0,0"))
+    ingest_paths(db, f, run="r")
+    assert rows(db, "SELECT step, name, block_dim, ts_ns, dur_ns, is_communication FROM kernel ORDER BY kernel_id") == [
+        (2, "Default/MatMul-op1/aclnnMm_MatMul", 32, 1727593954640599301, 39150, False),
+        (None, "hcom_allReduce__1_2_3", 0, 1727593954650726162, 812250, True)]
+
+
+def test_missing_required_column_names_file_and_column(tmp_path):
+    f = tmp_path / "kernel_details.csv"
+    f.write_text("Name,Type,Duration(us)\nx,y,1\n")
+    with pytest.raises(InputError) as e:
+        ingest_paths(tmp_path / "t.duckdb", f, run="r")
+    msg = str(e.value)
+    assert str(f) in msg and "Start Time(us)" in msg and "line 1" in msg
+    # nothing written: not even the schema (the whole ingest, schema included, is one transaction)
+    db = tmp_path / "t.duckdb"
+    assert not db.exists() or rows(db, "SELECT count(*) FROM duckdb_tables() WHERE NOT internal") == [(0,)]

@@ -1,0 +1,90 @@
+"""Kineto *.pt.trace.json(.gz) → event / kernel / step, streamed through a FIFO."""
+from __future__ import annotations
+
+import gzip
+import json
+
+from conftest import CORPUS, FIXTURES, ingest_paths, rows
+
+
+def kineto(events, **top):
+    doc = {"schemaVersion": 1, **{k: v for k, v in top.items() if k != "tail"}, "traceEvents": events}
+    doc.update(top.get("tail", {}))
+    return doc
+
+
+EVENTS = [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 4021, "tid": 4021, "ts": 1000.000,
+     "dur": 15000.5},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 4021, "tid": 4021, "ts": 1030.0,
+     "dur": 5.0, "args": {"correlation": 5001}},
+    {"ph": "X", "cat": "kernel", "name": "ampere_sgemm", "pid": 0, "tid": 7, "ts": 1120.512, "dur": 95.25,
+     "args": {"device": 0, "stream": 7, "correlation": 5001, "grid": [64, 8, 1]}},
+    {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0, "tid": 20,
+     "ts": 1200.0, "dur": 100.0, "args": {"device": 0, "stream": 20, "correlation": 5002}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 4021, "tid": 4021, "ts": 1040.0,
+     "dur": 5.0, "args": {"correlation": 5002}},
+    {"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#3", "pid": 0, "tid": 7, "ts": 1100.0,
+     "dur": 300.0},
+    {"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans", "tid": "PyTorch Profiler",
+     "ts": 900.0, "dur": 20000.0},
+    {"ph": "i", "name": "Record Window End", "pid": "", "tid": "", "ts": 30000.0, "s": "g"},
+]
+
+
+def test_base_time_rank_steps_and_comm(tmp_path):
+    doc = kineto(EVENTS, distributedInfo={"backend": "nccl", "rank": 3, "world_size": 8},
+                 tail={"traceName": "x]\"}", "displayTimeUnit": "ms", "extra": [1, [2]],
+                       "baseTimeNanoseconds": 1719000000000000000})
+    f = tmp_path / "w.pt.trace.json.gz"
+    with gzip.open(f, "wt") as g:
+        json.dump(doc, g, indent=1)
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, f)
+    assert rows(db, "SELECT rank, rank_source, world_size, device_id FROM rank") == [(3, "distributedInfo", 8, 0)]
+    assert rows(db, "SELECT count(*) FROM event") == [(len(EVENTS),)]
+    # ts 1120.512 µs after baseTimeNanoseconds
+    assert rows(db, "SELECT ts_ns, dur_ns, step, is_communication FROM kernel WHERE name = 'ampere_sgemm'") == \
+        [(1719000000001120512, 95250, 3, False)]
+    assert rows(db, "SELECT step, is_communication FROM kernel WHERE name LIKE 'nccl%'") == [(3, True)]
+    assert rows(db, "SELECT pid, tid FROM event WHERE name = 'Record Window End'") == [("", "")]
+    assert rows(db, "SELECT step, host_start_ns FROM step") == [(3, 1719000000001000000)]
+    ((comp, comm, notov),) = rows(db, "SELECT computing_ns, communication_ns, communication_not_overlapped_ns "
+                                      "FROM step_breakdown")
+    # sgemm 1120.512-1215.762 µs, nccl 1200-1300 µs: they overlap 1200-1215.762 = 15 762 ns
+    assert (comp, comm, notov) == (95250, 100000, 100000 - 15762)
+
+
+def test_fixture_traces_one_kernel_row_per_kernel_event(tmp_path):
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, FIXTURES / "kineto")          # a folder of traces: one run, one rank per file
+    expected = {}
+    for r in (0, 1):
+        doc = json.load(gzip.open(FIXTURES / f"kineto/sampled_rank-{r}.json.gz"))
+        expected[r] = sum(1 for e in doc["traceEvents"] if str(e.get("cat", "")).lower() == "kernel")
+    assert dict(rows(db, "SELECT rank, count(*) FROM kernel GROUP BY rank")) == expected
+    assert rows(db, "SELECT count(*), count(DISTINCT rank) FROM rank") == [(2, 2)]
+    assert rows(db, "SELECT run_name, platform FROM run") == [("kineto", "gpu")]
+    # every step row tiles: computing + not overlapped + free = stage + bubble
+    assert rows(db, "SELECT count(*) FROM step_breakdown_check WHERE NOT tiles") == [(0,)]
+    assert rows(db, "SELECT count(*) > 0 FROM step_breakdown WHERE step IS NOT NULL") == [(True,)]
+
+
+def test_every_corpus_kineto_trace_ingests(tmp_path):
+    import pytest
+    traces = sorted(CORPUS.rglob("*.json.gz")) if CORPUS.exists() else []
+    if not traces:
+        pytest.skip("corpus not available")
+    for i, f in enumerate(traces):
+        db = tmp_path / f"t{i}.duckdb"
+        ingest_paths(db, f)
+        doc = json.load(gzip.open(f))
+        n_kernel = sum(1 for e in doc["traceEvents"] if str(e.get("cat", "")).lower() == "kernel")
+        assert rows(db, "SELECT count(*) FROM kernel") == [(n_kernel,)], f
+        assert rows(db, "SELECT count(*) FROM event") == [(len(doc["traceEvents"]),)], f
+        steps = {e["name"] for e in doc["traceEvents"] if str(e.get("name", "")).startswith("ProfilerStep#")
+                 and e.get("ph") == "X" and not str(e.get("cat", "")).lower().startswith("gpu")}
+        if n_kernel:
+            got = rows(db, "SELECT count(*), count(step) FROM step_breakdown")[0]
+            assert got[1] <= len(steps) and (got[0] >= 1), f
+            assert rows(db, "SELECT count(*) FROM step_breakdown_check WHERE NOT tiles") == [(0,)], f
