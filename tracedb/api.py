@@ -173,6 +173,8 @@ def query(name_or_sql: str, db: str | Path | None = None, *, baseline: str | Non
                                  "or pass a SQL statement in quotes.")
             if text == "op_diff" and (baseline or comparison):
                 text = "op_diff_between"
+            elif (baseline or comparison) and text != "op_diff_between":
+                raise QueryError(f"--baseline/--comparison apply to op_diff, not to {text}.")
             if objs[text][1] == "table_macro":
                 if text != "op_diff_between":
                     raise QueryError(f"{text} takes parameters; call it in SQL: SELECT * FROM {text}(...).")

@@ -23,13 +23,17 @@ STAGE = "_tracedb_stage"
 def translate_read_error(e: duckdb.Error, file: str, offset: int = 0) -> InputError:
     """A DuckDB read_json/read_csv error → one-line InputError naming the file and the place."""
     msg = str(e)
-    m = re.search(r"at byte (\d+)", msg)
-    place = f"byte {int(m.group(1)) + offset}" if m else None
+    m = re.search(r"at byte (\d+) in record/value (\d+)", msg)
+    if m:
+        place = f"event {int(m.group(2)):,}, byte {int(m.group(1))} of it"
+    else:
+        m = re.search(r"at byte (\d+)", msg)
+        place = f"byte {int(m.group(1)) + offset}" if m else None
     if place is None:
         m = re.search(r"[Ll]ine:? (\d+)", msg)
         place = f"line {m.group(1)}" if m else None
     first = msg.splitlines()[0]
-    first = re.sub(r"^\w+ Error: ", "", first)
+    first = re.sub(r"^[\w ]+ Error: ", "", first)
     first = re.sub(r' in file "[^"]*"', "", first)
     first = re.sub(r", at byte \d+( in record/value \d+)?", "", first)
     first = re.sub(r"\s*\(.*maximum_object_size.*\)", "", first)
