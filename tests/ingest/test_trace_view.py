@@ -84,3 +84,16 @@ def test_runs_side_by_side_and_roles_move(tmp_path):
     ingest_paths(db, FIXTURES / "ascend" / "level1" / "rank0_ascend_pt", run="a", role="baseline")
     ingest_paths(db, FIXTURES / "ascend" / "level1" / "rank1_ascend_pt", run="b", role="baseline")
     assert rows(db, "SELECT run_name, role FROM run ORDER BY run_name") == [("a", None), ("b", "baseline")]
+
+
+def test_rank_folders_without_rank_info_get_distinct_ranks(tmp_path):
+    import shutil
+    run = tmp_path / "job"
+    for name in ("nodeA_1_ascend_pt", "nodeB_2_ascend_pt"):
+        dst = run / name / "ASCEND_PROFILER_OUTPUT"
+        dst.mkdir(parents=True)
+        shutil.copy(FIXTURES / "ascend/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", dst)
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, run)
+    assert rows(db, "SELECT rank, rank_source, source_dir LIKE '%nodeA%' FROM rank ORDER BY rank") == \
+        [(0, "default", True), (1, "default", False)]

@@ -261,10 +261,17 @@ class _Ingest:
                              path)
         taken = {r for (r,) in self.con.execute("SELECT rank FROM rank WHERE run_id = ?", [run_id]).fetchall()}
         ascend = [u for u in run_input.ranks if u.platform == "npu"]
-        seen: dict[int, Path] = {}
+        seen: dict[int, Path] = {u.rank: u.source for u in ascend if u.rank is not None}
         for u in ascend:
             if u.rank is None:
-                u.rank, u.rank_source = 0, "default"
+                # no profiler_info and no rank in the name: 0, or the next free number in folder order
+                u.rank = min(set(range(len(seen) + len(taken) + 1)) - set(seen) - taken)
+                u.rank_source = "default"
+                seen[u.rank] = u.source
+                if len(ascend) > 1:
+                    self.say(f"warning: {u.source}: no profiler_info_{{rank}}.json; using rank {u.rank}")
+        seen = {}
+        for u in ascend:
             if u.rank in seen:
                 raise InputError(f"two rank folders resolve to rank {u.rank} (also {seen[u.rank]}).",
                                  file=str(u.source),
