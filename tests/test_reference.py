@@ -177,3 +177,21 @@ def test_trace_only_older_cann_matches_overlap_analysis(tmp_path):
     # the slices' dur are rounded µs floats (their sum is 1 788 250.5 ns; the kernels give 1 788 267)
     assert abs(Decimal(computing) - sums["Computing"]) <= Decimal(500)
     assert abs(Decimal(free) - sums["Free"]) <= max(Decimal(500), sums["Free"] * Decimal("0.0005"))
+
+
+def test_kernel_details_only_pipeline_parallel_job(tmp_path):
+    """torch_npu 2.7 Level2 LLM job (PP=2 x DP=2) whose rank folders have no trace_view.json:
+    the kernels of kernel_details.csv alone reproduce step_trace_time.csv (Preparing needs the
+    host ProfilerStep, so it stays NULL)."""
+    run = corpus_path("msinsight/test/st/level2")
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, run)
+    checked = rows(db, "SELECT rank, step, matches_profiler FROM step_breakdown_check ORDER BY rank")
+    assert checked == [(0, 13, True), (2, 13, True)]
+    for rank in (0, 2):
+        ref = next(csv.DictReader(open(run / f"rank_{rank}_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv")))
+        (got,) = rows(db, "SELECT computing_ns, communication_ns, free_ns, preparing_ns FROM step_breakdown "
+                          "WHERE rank = ?", [rank])
+        for value, col in zip(got[:3], ("Computing", "Communication", "Free")):
+            assert abs(Decimal(value) - us_to_ns(ref[col])) <= 500
+        assert got[3] is None

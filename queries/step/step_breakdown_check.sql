@@ -63,8 +63,8 @@ SELECT
      AND abs(free_diff_ns) <= greatest(500, abs(p_free_ns) * 0.0005)
      AND abs(bubble_diff_ns) <= greatest(500, abs(p_bubble_ns) * 0.0005)
      AND abs(stage_diff_ns) <= greatest(500, abs(p_stage_ns) * 0.0005)
-     AND (p_preparing_ns IS NULL
+     AND (preparing_diff_ns IS NULL
           OR abs(preparing_diff_ns) <= greatest(500, abs(p_preparing_ns) * 0.0005)))::BOOLEAN
-                                                          AS matches_profiler                       -- every column within max(500 ns, 0.05 %) of the profiler; NULL/false without a reference row
+                                                          AS matches_profiler                       -- every column within max(500 ns, 0.05 %) of the profiler (Preparing only when both have it); false without a reference row
 FROM diffs
 ORDER BY run_name, rank, step;
