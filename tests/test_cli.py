@@ -99,3 +99,13 @@ def test_every_command_has_help_with_an_example():
     for cmd in ("ingest", "query", "views", "describe", "runs"):
         res = run(cmd, "--help")
         assert res.exit_code == 0 and "Example" in res.stdout, cmd
+
+
+def test_progress_bar_reports_percentages(tmp_path):
+    from tracedb import api
+    seen = []
+    api.ingest([FIXTURES / "ascend/level1/rank0_ascend_pt"], db=tmp_path / "t.duckdb",
+               bar=lambda label, pct: seen.append((label, pct)))
+    # the bar is closed (None) once per parsed trace; percentages, when sampled, lie in 0..100
+    assert [s for s in seen if s[1] is None] == [("trace_view.json", None)]
+    assert all(0 <= p <= 100 for _, p in seen if p is not None)

@@ -41,7 +41,7 @@ def connect(db: str | Path | None = None, read_only: bool = True) -> duckdb.Duck
 
 def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: str | None = None,
            role: str | None = None, replace: bool = False,
-           progress: Callable[[str], None] = lambda s: None,
+           progress: Callable[[str], None] = lambda s: None, bar=None,
            threads: int | None = None, memory_limit: str | None = None) -> IngestReport:
     """Ingest profiler output into the database (created if missing) in one transaction.
 
@@ -54,6 +54,7 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
         role: baseline | comparison.
         replace: re-ingest files changed since their last ingest.
         progress: receives progress lines.
+        bar: receives (file name, percent) while a trace is parsed (see tracedb.progress).
 
     Returns:
         IngestReport.
@@ -64,7 +65,7 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
     """
     con = _db.connect(db, threads=threads, memory_limit=memory_limit)
     try:
-        return _ingest(con, list(paths), run=run, role=role, replace=replace, progress=progress)
+        return _ingest(con, list(paths), run=run, role=role, replace=replace, progress=progress, bar=bar)
     finally:
         con.close()
 

@@ -16,6 +16,7 @@ import typer
 from . import api
 from .errors import EXIT_FAILURE, TracedbError
 from .output import render
+from .progress import terminal_bar
 
 app = typer.Typer(
     name="tracedb",
@@ -97,9 +98,10 @@ def ingest(
     Example:  tracedb ingest ./rank0_ascend_pt --run npu_run --role comparison
     """
     say = (lambda s: None) if _state["quiet"] else _err
+    bar = terminal_bar(sys.stderr) if sys.stderr.isatty() and not _state["quiet"] else None
     try:
         report = api.ingest(paths, db=db, run=run, role=role.value if role else None, replace=replace,
-                            progress=say)
+                            progress=say, bar=bar)
     except Exception as e:   # noqa: BLE001 - every failure becomes one line
         _fail(e)
         return

@@ -17,6 +17,7 @@ from typing import Callable
 import duckdb
 
 from .. import registry
+from ..progress import Bar, watch
 from ..errors import InputError, TracedbError
 from ..schema import apply_schema
 from . import events as ev
@@ -62,8 +63,10 @@ def sha256_of(path: Path) -> str:
 
 
 class _Ingest:
-    def __init__(self, con, run: str | None, role: str | None, replace: bool, progress: Callable[[str], None]):
+    def __init__(self, con, run: str | None, role: str | None, replace: bool, progress: Callable[[str], None],
+                 bar: Bar | None = None):
         self.con = con
+        self.bar = bar
         self.run = run
         self.role = role
         self.replace = replace
@@ -152,7 +155,7 @@ class _Ingest:
             file_id, sha = self.claim_file(run_id, rank, "trace_view", path)
             if file_id is not None:
                 t0, size = self.timed(path, "trace_view")
-                with event_array(path) as (read_path, _):
+                with event_array(path) as (read_path, _), watch(self.con, path.name, self.bar):
                     ev.stage_events(self.con, read_path, str(path))
                 n = ev.insert_events(self.con, run_id, rank, file_id)
                 ev.insert_steps(self.con, run_id, rank, file_id)
@@ -212,7 +215,7 @@ class _Ingest:
         if file_id is None:
             return
         t0, size = self.timed(path, "kineto")
-        with event_array(path) as (read_path, feeder):
+        with event_array(path) as (read_path, feeder), watch(self.con, path.name, self.bar):
             try:
                 ev.stage_events(self.con, read_path, str(path), offset=0)
             except InputError:
@@ -288,7 +291,7 @@ class _Ingest:
 
 def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str | None = None,
            role: str | None = None, replace: bool = False,
-           progress: Callable[[str], None] = lambda s: None) -> IngestReport:
+           progress: Callable[[str], None] = lambda s: None, bar: Bar | None = None) -> IngestReport:
     """Ingest PATHs into the database in one transaction and install the view library.
 
     Args:
@@ -298,6 +301,7 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
         role: ``baseline`` or ``comparison`` for the run(s) (moves the role from any other run).
         replace: re-ingest files whose content changed since they were ingested.
         progress: called with one line of progress text at a time (stderr in the CLI).
+        bar: called with (file name, percent parsed) while a trace is parsed (a terminal bar).
 
     Returns:
         IngestReport (runs, files ingested/skipped, rows per table, seconds, bytes).
@@ -308,7 +312,7 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
     if role is not None and role not in ROLES:
         raise TracedbError(f"unknown role {role!r}; use baseline or comparison.")
     t0 = time.perf_counter()
-    job = _Ingest(con, run, role, replace, progress)
+    job = _Ingest(con, run, role, replace, progress, bar)
     con.execute("BEGIN TRANSACTION")
     try:
         apply_schema(con)
