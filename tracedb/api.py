@@ -148,7 +148,7 @@ def runs(db: str | Path | None = None) -> Result:
 
 def query(name_or_sql: str, db: str | Path | None = None, *, baseline: str | None = None,
           comparison: str | None = None, run: str | None = None, rank: int | None = None,
-          step: int | None = None, limit: int | None = None) -> Result:
+          step: int | None = None, limit: int | None = None, write: bool = False) -> Result:
     """Run a named view (with optional filters) or a SQL statement on a read-only connection.
 
     Args:
@@ -156,6 +156,7 @@ def query(name_or_sql: str, db: str | Path | None = None, *, baseline: str | Non
         baseline, comparison: run names for op_diff (uses op_diff_between).
         run, rank, step: filters on the view's run_name / rank / step columns.
         limit: at most this many rows.
+        write: open the database read-write (for SQL that changes data); never needed for views.
 
     Returns:
         Result.
@@ -163,7 +164,7 @@ def query(name_or_sql: str, db: str | Path | None = None, *, baseline: str | Non
     Raises:
         QueryError: unknown view, a filter the view has no column for, or a SQL error.
     """
-    con = connect(db)
+    con = _db.connect(db, must_exist=True) if write else connect(db)
     try:
         params: list[Any] = []
         text = name_or_sql.strip().rstrip(";")
@@ -214,7 +215,7 @@ def query(name_or_sql: str, db: str | Path | None = None, *, baseline: str | Non
             msg = str(e).splitlines()[0]
             hint = None
             if "read-only" in msg.lower():
-                hint = "tracedb query opens the database read-only; it never changes data."
+                hint = "tracedb query opens the database read-only; pass --write to change data."
             raise QueryError(f"query failed: {msg}", hint=hint) from e
         if cur.description is None:
             return Result([], [], [])

@@ -122,6 +122,7 @@ def query(
     step: Optional[int] = typer.Option(None, "--step", help="Only rows of this step."),
     fmt: Format = typer.Option(Format.table, "--format", "-f", help="Output format."),
     limit: Optional[int] = typer.Option(None, "--limit", help="At most this many rows."),
+    write: bool = typer.Option(False, "--write", help="Open the database read-write (SQL that changes data)."),
 ) -> None:
     """Run a named view or SQL on a read-only connection and print the result.
 
@@ -131,7 +132,7 @@ def query(
     """
     try:
         res = api.query(name_or_sql, db=db, baseline=baseline, comparison=comparison, run=run, rank=rank,
-                        step=step, limit=limit)
+                        step=step, limit=limit, write=write)
     except Exception as e:   # noqa: BLE001
         _fail(e)
         return

@@ -67,8 +67,8 @@ def connect(db: str | os.PathLike | None = None, *, read_only: bool = False,
     except duckdb.IOException as e:
         msg = str(e)
         if "lock" in msg.lower():
-            holder = re.search(r"\(PID \d+\)|PID \d+", msg)
-            who = f" by {holder.group(0).strip('()')}" if holder else ""
+            holder = re.search(r"held in (.+?) \(PID (\d+)\)", msg)
+            who = f" by {holder.group(1)} (PID {holder.group(2)})" if holder else ""
             raise DatabaseLockedError(
                 f"database is locked{who}.", file=str(path),
                 hint="close the other program or open it read-only (DuckDB shell: duckdb -readonly; "
