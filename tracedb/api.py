@@ -229,3 +229,14 @@ def query(name_or_sql: str, db: str | Path | None = None, *, baseline: str | Non
 def _role_run(con, role: str) -> str | None:
     row = con.execute("SELECT min(run_name) FROM run WHERE role = ?", [role]).fetchone()
     return row[0] if row else None
+
+
+def check(db: str | Path | None = None, run: str | None = None) -> tuple[Result, int]:
+    """Consistency findings (view ``check_finding``), optionally for one run.
+
+    Returns:
+        (findings, number of errors).
+    """
+    res = query("check_finding", db=db, run=run)
+    errors = sum(1 for r in res.rows if r[0] == "error")
+    return res, errors

@@ -193,6 +193,31 @@ def runs(
     sys.stdout.write(render(res.columns, res.rows, fmt.value))
 
 
+@app.command()
+def check(
+    db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
+    run: Optional[str] = typer.Option(None, "--run", help="Only findings of this run name."),
+    fmt: Format = typer.Option(Format.table, "--format", "-f", help="Output format."),
+) -> None:
+    """Check the data for inconsistencies; exit 1 when there is an error finding.
+
+    Errors: steps that do not tile, negative durations. Warnings: differences to the profiler's own
+    step_trace_time.csv, kernels outside every step or longer than their step, skewed step starts,
+    missing ranks, communication op counts that differ across ranks.
+
+    Example:  tracedb check --format markdown
+    """
+    try:
+        res, errors = api.check(db, run=run)
+    except Exception as e:   # noqa: BLE001
+        _fail(e)
+        return
+    sys.stdout.write(render(res.columns, res.rows, fmt.value))
+    if not _state["quiet"]:
+        _err(f"{errors} error(s), {len(res.rows) - errors} warning(s)")
+    raise typer.Exit(1 if errors else 0)
+
+
 def main() -> None:
     """Console-script entry point."""
     if os.environ.get("NO_COLOR") is None and not sys.stderr.isatty():

@@ -87,10 +87,14 @@ def ingest_kernel_details(con: duckdb.DuckDBPyConnection, path: Path, run_id: in
     except duckdb.Error as err:
         raise translate_read_error(err, str(path)) from err
     bad = con.execute(f"""
-        SELECT line_no + 1, {e['ts_ns']} IS NULL, {e['dur_ns']} IS NULL FROM _tracedb_kd
-        WHERE {e['ts_ns']} IS NULL OR {e['dur_ns']} IS NULL OR {e['name']} IS NULL LIMIT 1
+        SELECT line_no + 1, {e['ts_ns']} IS NULL, {e['dur_ns']} IS NULL, {e['dur_ns']} < 0 FROM _tracedb_kd
+        WHERE {e['ts_ns']} IS NULL OR {e['dur_ns']} IS NULL OR {e['name']} IS NULL OR {e['dur_ns']} < 0
+        ORDER BY line_no LIMIT 1
     """).fetchone()
     if bad:
+        if bad[3]:
+            raise InputError("column 'Duration(us)' is negative.", file=str(path), place=f"line {bad[0]}",
+                             hint="a kernel cannot take negative time; the file was edited or corrupted.")
         col = "Start Time(us)" if bad[1] else ("Duration(us)" if bad[2] else "Name")
         raise InputError(f"column {col!r} is empty or not a number.", file=str(path),
                          place=f"line {bad[0]}", hint="the file may be truncated or edited.")
