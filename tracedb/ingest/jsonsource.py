@@ -107,7 +107,9 @@ class ObjectEvents:
                 except (OSError, EOFError, gzip.BadGzipFile) as e:
                     if isinstance(e, BrokenPipeError):
                         return
-                    self.error = InputError(f"cannot read file: {e}", file=str(self.source))
+                    place = "end of the compressed data" if isinstance(e, EOFError) else None
+                    self.error = InputError(f"cannot read file: {e}", file=str(self.source), place=place,
+                                            hint="the file is truncated or not gzip data; copy it again.")
         except BrokenPipeError:
             pass
         except OSError as e:
