@@ -1,0 +1,62 @@
+"""kill -9 during an ingest leaves the database with exactly the earlier data; re-running completes."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, ROOT, ingest_paths, rows
+
+GEN = ROOT.parent / "shared" / "bench" / "gen_traces.py"
+
+
+def fingerprint(db: Path):
+    return rows(db, "SELECT (SELECT count(*) FROM event), (SELECT count(*) FROM kernel), "
+                    "(SELECT count(*) FROM run), (SELECT count(*) FROM source_file)")
+
+
+@pytest.fixture(scope="module")
+def big_rank(tmp_path_factory):
+    if not GEN.exists():
+        pytest.skip("shared/bench/gen_traces.py not available")
+    out = tmp_path_factory.mktemp("big")
+    subprocess.run([sys.executable, str(GEN), "--out", str(out), "--ranks", "1", "--steps", "4",
+                    "--events-per-step", "40000", "--seed", "3", "--format", "ascend"],
+                   check=True, capture_output=True)
+    return next((out / "ascend").iterdir())          # ~30 MB trace_view.json
+
+
+@pytest.fixture(scope="module")
+def complete(big_rank, tmp_path_factory):
+    """Row counts of a database holding the fixture run and the big run, ingested without a kill."""
+    db = tmp_path_factory.mktemp("complete") / "c.duckdb"
+    ingest_paths(db, FIXTURES / "ascend/level1/rank0_ascend_pt")
+    ingest_paths(db, big_rank)
+    return fingerprint(db)
+
+
+@pytest.mark.parametrize("delay", [0.3, 1.0, 2.0])
+def test_kill_9_mid_ingest_keeps_earlier_rows(big_rank, complete, tmp_path, delay):
+    """Killed before COMMIT: exactly the earlier rows. Killed after COMMIT (during the checkpoint
+    or exit): exactly the complete new state. Never a part of the new file."""
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, FIXTURES / "ascend/level1/rank0_ascend_pt")
+    before = fingerprint(db)
+    proc = subprocess.Popen([sys.executable, "-m", "tracedb.cli", "-q", "ingest", "--db", str(db), str(big_rank)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(delay)
+    killed = proc.poll() is None
+    if killed:
+        os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    # the file opens (replaying or discarding any WAL) in one of the two whole states
+    assert fingerprint(db) in (before, complete)
+    # re-running completes (or skips the already committed files) and ends in the complete state
+    ingest_paths(db, big_rank)
+    assert fingerprint(db) == complete
+    assert not Path(str(db) + ".wal").exists()
