@@ -60,3 +60,20 @@ def test_kill_9_mid_ingest_keeps_earlier_rows(big_rank, complete, tmp_path, dela
     ingest_paths(db, big_rank)
     assert fingerprint(db) == complete
     assert not Path(str(db) + ".wal").exists()
+
+
+def test_two_ingests_at_once_one_waits_out_with_exit_3(big_rank, complete, tmp_path):
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, FIXTURES / "ascend/level1/rank0_ascend_pt")
+    first = subprocess.Popen([sys.executable, "-m", "tracedb.cli", "-q", "ingest", "--db", str(db), str(big_rank)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    second = subprocess.run([sys.executable, "-m", "tracedb.cli", "-q", "ingest", "--db", str(db),
+                             str(FIXTURES / "ascend/level1/rank1_ascend_pt")], capture_output=True, text=True)
+    first.wait()
+    assert first.returncode == 0, first.stderr.read()
+    if second.returncode != 0:          # the usual case: the file was held by the first ingest
+        assert second.returncode == 3 and "locked" in second.stderr
+        assert fingerprint(db) == complete
+    else:                               # the first had already finished
+        assert fingerprint(db)[0][2] == 3
