@@ -240,3 +240,14 @@ def check(db: str | Path | None = None, run: str | None = None) -> tuple[Result,
     res = query("check_finding", db=db, run=run)
     errors = sum(1 for r in res.rows if r[0] == "error")
     return res, errors
+
+
+def export(out_dir: str | Path, db: str | Path | None = None, overwrite: bool = False) -> dict[str, int]:
+    """Export every table as Parquet (partitioned by run and rank) plus ``views.sql``; see
+    :mod:`tracedb.export`. Returns rows written per table."""
+    from .export import export_parquet
+    con = connect(db)
+    try:
+        return export_parquet(con, out_dir, overwrite=overwrite)
+    finally:
+        con.close()

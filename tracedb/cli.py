@@ -194,6 +194,28 @@ def runs(
 
 
 @app.command()
+def export(
+    parquet: str = typer.Option(..., "--parquet", help="Folder to write (must be new or empty)."),
+    db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace the folder's content."),
+) -> None:
+    """Export every table as Parquet partitioned by run and rank, plus views.sql for other engines.
+
+    Run views.sql from the export folder to get the same views in any DuckDB session (the
+    tables become views over read_parquet); Spark and Trino can read the same files.
+
+    Example:  tracedb export --parquet out/ && cd out && duckdb -c ".read views.sql" -c "FROM op_diff"
+    """
+    try:
+        written = api.export(parquet, db=db, overwrite=overwrite)
+    except Exception as e:   # noqa: BLE001
+        _fail(e)
+        return
+    if not _state["quiet"]:
+        _err(f"exported {sum(written.values()):,} rows of {len(written)} tables to {parquet}")
+
+
+@app.command()
 def check(
     db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
     run: Optional[str] = typer.Option(None, "--run", help="Only findings of this run name."),
