@@ -90,6 +90,9 @@ def ingest(
     run: Optional[str] = typer.Option(None, "--run", help="Run name (default: folder name of PATH)."),
     role: Optional[Role] = typer.Option(None, "--role", help="Mark the run as baseline or comparison for op_diff."),
     replace: bool = typer.Option(False, "--replace", help="Re-ingest files that changed since their last ingest."),
+    memory_limit: str = typer.Option(api.DEFAULT_INGEST_MEMORY, "--memory-limit",
+                                     help="DuckDB memory limit; peak RSS stays about 100 MB above it."),
+    threads: Optional[int] = typer.Option(None, "--threads", help="DuckDB threads (default: all cores)."),
 ) -> None:
     """Ingest profiler output into the database, in one transaction.
 
@@ -101,7 +104,7 @@ def ingest(
     bar = terminal_bar(sys.stderr) if sys.stderr.isatty() and not _state["quiet"] else None
     try:
         report = api.ingest(paths, db=db, run=run, role=role.value if role else None, replace=replace,
-                            progress=say, bar=bar)
+                            progress=say, bar=bar, memory_limit=memory_limit, threads=threads)
     except Exception as e:   # noqa: BLE001 - every failure becomes one line
         _fail(e)
         return

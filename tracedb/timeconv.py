@@ -6,7 +6,7 @@ BIGINT ns: exact for up to 3 decimals, rounded half away from zero beyond. Value
 not plain decimals (exponent notation from a JSON number) fall back to DOUBLE.
 
 >>> us_text_to_ns("ts")  # doctest: +ELLIPSIS
-'COALESCE(TRY_CAST(TRY_CAST(...
+'CASE WHEN trim(...
 """
 from __future__ import annotations
 
@@ -22,10 +22,19 @@ def clean_text(expr: str) -> str:
 
 
 def us_text_to_ns(expr: str) -> str:
-    """SQL: microseconds (text or number) -> BIGINT ns, exact for decimal text."""
-    t = clean_text(expr)
-    return (f"COALESCE(TRY_CAST(TRY_CAST({t} AS DECIMAL(38, 3)) * 1000 AS BIGINT), "
-            f"TRY_CAST(round(TRY_CAST({t} AS DOUBLE) * 1000) AS BIGINT))")
+    """SQL: microseconds in a CSV cell or JSON value (text, maybe TAB/quote-padded, maybe N/A)
+    → BIGINT ns, exact for decimal text; NULL for N/A, blanks and non-numbers."""
+    return json_us_to_ns(f"trim(CAST({expr} AS VARCHAR), {_STRIP})")
+
+
+def json_us_to_ns(expr: str) -> str:
+    """SQL: microseconds as DuckDB's JSON reader hands them over (string ts "…123.456" or a number
+    printed as text) → BIGINT ns. Exact DECIMAL(38, 3) parse; only values that are not plain
+    decimals (exponent notation) take the DOUBLE path. Leaner than :func:`us_text_to_ns`
+    (no trimming), which matters at 5 M events per GB."""
+    d = f"TRY_CAST(TRY_CAST({expr} AS DECIMAL(38, 3)) * 1000 AS BIGINT)"
+    return (f"CASE WHEN {expr} IS NULL THEN NULL WHEN {d} IS NOT NULL THEN {d} "
+            f"ELSE TRY_CAST(round(TRY_CAST({expr} AS DOUBLE) * 1000) AS BIGINT) END")
 
 
 def scaled_text_to_int(expr: str, factor: int) -> str:
@@ -38,5 +47,4 @@ def scaled_text_to_int(expr: str, factor: int) -> str:
 
 def int_text(expr: str) -> str:
     """SQL: an integer-valued cell (text) -> BIGINT, NULL for N/A and blanks."""
-    t = clean_text(expr)
-    return f"TRY_CAST(TRY_CAST({t} AS DOUBLE) AS BIGINT)"
+    return f"TRY_CAST(TRY_CAST(trim(CAST({expr} AS VARCHAR), {_STRIP}) AS DOUBLE) AS BIGINT)"

@@ -64,8 +64,9 @@ def sha256_of(path: Path) -> str:
 
 class _Ingest:
     def __init__(self, con, run: str | None, role: str | None, replace: bool, progress: Callable[[str], None],
-                 bar: Bar | None = None):
+                 bar: Bar | None = None, split: bool = True):
         self.con = con
+        self.split = split
         self.bar = bar
         self.run = run
         self.role = role
@@ -156,8 +157,7 @@ class _Ingest:
             if file_id is not None:
                 t0, size = self.timed(path, "trace_view")
                 with event_array(path) as (read_path, _), watch(self.con, path.name, self.bar):
-                    ev.stage_events(self.con, read_path, str(path))
-                n = ev.insert_events(self.con, run_id, rank, file_id)
+                    n = ev.insert_events(self.con, path, read_path, run_id, rank, file_id, split=self.split)
                 ev.insert_steps(self.con, run_id, rank, file_id)
                 dev = ev.npu_device_id(self.con, file_id)
                 if dev is not None:
@@ -215,9 +215,20 @@ class _Ingest:
         if file_id is None:
             return
         t0, size = self.timed(path, "kineto")
+        if self.con.execute("SELECT count(*) FROM source_file WHERE run_id = ? AND format = 'kineto' AND path = ?",
+                            [run_id, str(path.resolve())]).fetchone()[0]:
+            if not self.replace:
+                raise InputError("changed since it was ingested into this run.", file=str(path),
+                                 hint="pass --replace to re-ingest it, or --run NAME for a new run.")
+            old = self.con.execute("SELECT file_id, rank FROM source_file WHERE run_id = ? AND format = 'kineto' "
+                                   "AND path = ?", [run_id, str(path.resolve())]).fetchone()
+            self.drop_file(old[0])
+            taken.discard(old[1])
+        # the rank is in the metadata around the event array: insert under a placeholder rank, then set it
+        placeholder = -1 - file_id
         with event_array(path) as (read_path, feeder), watch(self.con, path.name, self.bar):
             try:
-                ev.stage_events(self.con, read_path, str(path), offset=0)
+                n = ev.insert_events(self.con, path, read_path, run_id, placeholder, file_id)
             except InputError:
                 if feeder is not None and feeder.error:
                     feeder.finish()   # the feeder's message is the precise one
@@ -228,21 +239,13 @@ class _Ingest:
             unit.rank = min(set(range(len(taken) + 1)) - taken)
             unit.rank_source = "default"
         rank = unit.rank
-        old = self.con.execute("SELECT file_id FROM source_file WHERE run_id = ? AND rank = ? AND format = 'kineto' "
-                               "AND path = ?", [run_id, rank, str(path.resolve())]).fetchone()
-        if old:
-            if not self.replace:
-                raise InputError("changed since it was ingested into this run.", file=str(path),
-                                 hint="pass --replace to re-ingest it, or --run NAME for a new run.")
-            self.drop_file(old[0])
-        elif self.con.execute("SELECT count(*) FROM source_file WHERE run_id = ? AND rank = ? AND format = 'kineto'",
-                              [run_id, rank]).fetchone()[0]:
-            raise InputError(f"rank {rank} of this run already has a Kineto trace.", file=str(path),
+        if rank in taken:
+            raise InputError(f"rank {rank} of this run already has a trace.", file=str(path),
                              hint="ingest each run into its own --run NAME (one trace per rank).")
         taken.add(rank)
         base = meta.get("baseTimeNanoseconds")
         base_ns = int(base) if isinstance(base, (int, float, str)) and str(base).strip().isdigit() else 0
-        n = ev.insert_events(self.con, run_id, rank, file_id, base_ns)
+        self.con.execute("UPDATE event SET rank = ?, ts_ns = ts_ns + ? WHERE file_id = ?", [rank, base_ns, file_id])
         ev.insert_steps(self.con, run_id, rank, file_id)
         k = kn.kineto_kernels(self.con, run_id, rank, file_id)
         kn.attribute_steps_by_window(self.con, run_id, rank, file_id, only_unlaunched_kineto=True)
@@ -312,20 +315,26 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
     if role is not None and role not in ROLES:
         raise TracedbError(f"unknown role {role!r}; use baseline or comparison.")
     t0 = time.perf_counter()
-    job = _Ingest(con, run, role, replace, progress, bar)
-    con.execute("BEGIN TRANSACTION")
-    try:
-        apply_schema(con)
-        for p in paths:
-            job.path(Path(p))
-        registry.install(con)
-        con.execute("COMMIT")
-    except BaseException:
+    for split in (True, False):
+        job = _Ingest(con, run, role, replace, progress, bar, split=split)
+        con.execute("BEGIN TRANSACTION")
         try:
+            apply_schema(con)
+            for p in paths:
+                job.path(Path(p))
+            registry.install(con)
+            con.execute("COMMIT")
+            break
+        except ev.SplitReadFailed:
+            # DuckDB aborted the transaction: start again, reading every file in one piece
             con.execute("ROLLBACK")
-        except duckdb.Error:
-            pass
-        raise
+            progress("parallel read failed; reading the files again in one piece")
+        except BaseException:
+            try:
+                con.execute("ROLLBACK")
+            except duckdb.Error:
+                pass
+            raise
     con.execute("CHECKPOINT")
     job.report.seconds = time.perf_counter() - t0
     return job.report

@@ -1,23 +1,29 @@
 """Chrome-trace events (trace_view.json, Kineto) → the ``event`` table and ProfilerStep#N → ``step``.
 
-DuckDB's C++ reader parses the event array into a staging table with typed columns; process
-and thread names from the metadata ("M") events are joined on in SQL. ``ts``/``dur`` are read
-as text and converted to integer ns exactly (see :mod:`tracedb.timeconv`).
+DuckDB's C++ JSON reader parses the event array straight into ``event`` (one streaming INSERT,
+memory bounded by DuckDB's memory_limit), large array files as parallel slices. Process and
+thread names from the metadata ("M") events are joined on in SQL. ``ts``/``dur`` are read as
+text and converted to integer ns exactly (see :mod:`tracedb.timeconv`).
 """
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import duckdb
 
 from ..errors import InputError
-from ..timeconv import us_text_to_ns
+from ..timeconv import json_us_to_ns
+from .jsonsource import SplitArray, split_parts
 
+# args is read as VARCHAR: DuckDB hands the object over as its JSON text (measured: cheaper than
+# reading JSON and casting).
 READ_COLUMNS = ("{ph: 'VARCHAR', name: 'VARCHAR', cat: 'VARCHAR', pid: 'VARCHAR', tid: 'VARCHAR', "
-                "ts: 'VARCHAR', dur: 'VARCHAR', id: 'VARCHAR', bp: 'VARCHAR', args: 'JSON'}")
-MAX_OBJECT = 256 << 20   # one event (Call stack args can be large); not the file size
-
-STAGE = "_tracedb_stage"
+                "ts: 'VARCHAR', dur: 'VARCHAR', id: 'VARCHAR', bp: 'VARCHAR', args: 'VARCHAR'}")
+# largest single event (Call stack args can be large). DuckDB reserves twice this per reading
+# thread (measured: 256 MiB made each thread allocate 512 MiB), so keep it moderate.
+MAX_OBJECT = 32 << 20
 
 
 def translate_read_error(e: duckdb.Error, file: str, offset: int = 0) -> InputError:
@@ -43,58 +49,148 @@ def translate_read_error(e: duckdb.Error, file: str, offset: int = 0) -> InputEr
                       hint="the file may be truncated or not a trace; re-export it from the profiler.")
 
 
-def stage_events(con: duckdb.DuckDBPyConnection, read_path: str, file: str, offset: int = 0) -> int:
-    """Parse the event array at ``read_path`` into the temp table ``_tracedb_stage``.
 
-    Columns: ph, name, cat, pid, tid, ts_ns (relative to the file's own time base), dur_ns,
-    flow_id, flow_bp, args (JSON text).
+NAMES_P = "_tracedb_process_names"
+NAMES_T = "_tracedb_thread_names"
+_META = re.compile(rb'"ph"\s*:\s*"M"')
+_DECODER = json.JSONDecoder()
+SCAN_CHUNK = 16 << 20
+
+
+class SplitReadFailed(Exception):
+    """Reading an array file in parallel slices failed (a cut inside an event, or a damaged
+    file). DuckDB has aborted the transaction, so the caller re-runs the whole ingest reading
+    every file in one piece; a damaged file then fails with its precise place."""
+
+
+def scan_metadata(path: Path) -> list[dict]:
+    """The metadata ("ph": "M") events of an uncompressed array file, found by a byte scan.
+
+    Only a few hundred events name processes and threads; a regex scans the file in 16 MiB
+    chunks (not a memory map: its pages would count as resident memory) and each hit's
+    enclosing object is decoded. Missed events are caught afterwards (see
+    :func:`insert_events`), so this is an optimisation, never the source of truth.
+    """
+    found, seen = [], set()
+    back, ahead = 4096, 65536          # an M event starts ≤ 4 KiB before "ph" and is < 64 KiB long
+    with open(path, "rb") as f:
+        buf, base = b"", 0             # buf holds file bytes [base, base + len(buf))
+        while True:
+            data = f.read(SCAN_CHUNK)
+            buf += data
+            end = len(buf) if not data else max(0, len(buf) - ahead)
+            for hit in _META.finditer(buf, 0, end):
+                start = buf.rfind(b"{", max(0, hit.start() - back), hit.start())
+                if start < 0 or base + start in seen:
+                    continue
+                try:
+                    ev, _ = _DECODER.raw_decode(buf[start:start + ahead].decode("utf-8", "replace"))
+                except ValueError:
+                    continue
+                if isinstance(ev, dict) and ev.get("ph") == "M":
+                    seen.add(base + start)
+                    found.append(ev)
+            if not data:
+                return found
+            keep = max(0, end - back)
+            buf, base = buf[keep:], base + keep
+
+
+def _names_tables(con: duckdb.DuckDBPyConnection, meta: list[dict]) -> None:
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {NAMES_P} (pid VARCHAR, process_name VARCHAR)")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {NAMES_T} (pid VARCHAR, tid VARCHAR, thread_name VARCHAR)")
+    procs, threads = {}, {}
+    for e in meta:
+        args = e.get("args") if isinstance(e.get("args"), dict) else {}
+        name = args.get("name")
+        if not isinstance(name, str):
+            continue
+        if e.get("name") == "process_name":
+            procs.setdefault(_text(e.get("pid")), name)
+        elif e.get("name") == "thread_name":
+            threads.setdefault((_text(e.get("pid")), _text(e.get("tid"))), name)
+    if procs:
+        con.executemany(f"INSERT INTO {NAMES_P} VALUES (?, ?)", [[k, v] for k, v in procs.items()])
+    if threads:
+        con.executemany(f"INSERT INTO {NAMES_T} VALUES (?, ?, ?)", [[k[0], k[1], v] for k, v in threads.items()])
+
+
+def _text(v) -> str | None:
+    """A pid/tid as DuckDB's JSON reader turns it into VARCHAR."""
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def insert_events(con: duckdb.DuckDBPyConnection, source: Path, read_path: str, run_id: int, rank: int,
+                  file_id: int, base_ns: int = 0, *, split: bool = True, offset: int = 0) -> int:
+    """Parse a Chrome-trace event array and insert it into ``event`` in one streaming statement.
+
+    ``read_path`` is the file itself (array files) or a FIFO carrying the traceEvents array of
+    an object file. Process and thread names come from the metadata events: for an array file a
+    byte scan finds them before the read (:func:`scan_metadata`), so the INSERT joins them on;
+    otherwise, or when the scan missed some, they are set afterwards from the inserted rows.
+    A large array file is parsed as parallel slices (:class:`SplitArray`) when ``split``.
 
     Returns:
-        number of events.
+        number of events inserted.
 
     Raises:
-        InputError: malformed or truncated JSON (byte offset in the message).
+        InputError: malformed or truncated JSON (the place in the message).
+        SplitReadFailed: the parallel read failed; retry the ingest with ``split=False``.
     """
-    con.execute(f"DROP TABLE IF EXISTS {STAGE}")
+    scanned = read_path == str(source)
+    meta = scan_metadata(source) if scanned else []
+    _names_tables(con, meta)
+    threads = int(con.execute("SELECT current_setting('threads')").fetchone()[0])
+    parts = split_parts(source, threads) if (scanned and split) else 1
     sql = f"""
-        CREATE TEMP TABLE {STAGE} AS
-        SELECT ph, name, cat, pid, tid,
-               {us_text_to_ns('ts')} AS ts_ns,
-               {us_text_to_ns('dur')} AS dur_ns,
-               id AS flow_id, bp AS flow_bp,
-               CAST(args AS VARCHAR) AS args
-        FROM read_json(?, format = 'array', columns = {READ_COLUMNS},
-                       maximum_object_size = {MAX_OBJECT})
-    """
-    try:
-        con.execute(sql, [read_path])
-    except duckdb.Error as e:
-        raise translate_read_error(e, file, offset) from e
-    return con.execute(f"SELECT count(*) FROM {STAGE}").fetchone()[0]
-
-
-def insert_events(con: duckdb.DuckDBPyConnection, run_id: int, rank: int, file_id: int,
-                  base_ns: int = 0) -> int:
-    """Move the staged events into ``event`` with process/thread names resolved; returns the count."""
-    con.execute(f"""
         INSERT INTO event
-        WITH process_names AS (
-            SELECT pid, any_value(json_extract_string(args, '$.name')) AS process_name
-            FROM {STAGE} WHERE ph = 'M' AND name = 'process_name' GROUP BY pid
-        ),
-        thread_names AS (
-            SELECT pid, tid, any_value(json_extract_string(args, '$.name')) AS thread_name
-            FROM {STAGE} WHERE ph = 'M' AND name = 'thread_name' GROUP BY pid, tid
-        )
-        SELECT ?, ?, ?, s.ph, s.name, s.cat, s.pid, s.tid, p.process_name, t.thread_name,
-               s.ts_ns + ?, s.dur_ns, s.flow_id, s.flow_bp, s.args
-        FROM {STAGE} AS s
-        LEFT JOIN process_names AS p ON p.pid IS NOT DISTINCT FROM s.pid
-        LEFT JOIN thread_names AS t ON t.pid IS NOT DISTINCT FROM s.pid AND t.tid IS NOT DISTINCT FROM s.tid
-    """, [run_id, rank, file_id, base_ns])
-    n = con.execute(f"SELECT count(*) FROM {STAGE}").fetchone()[0]
-    con.execute(f"DROP TABLE {STAGE}")
+        SELECT ?, ?, ?, r.ph, r.name, r.cat, r.pid, r.tid, p.process_name, t.thread_name,
+               {json_us_to_ns('r.ts')} + ?, {json_us_to_ns('r.dur')}, r.id, r.bp, r.args
+        FROM read_json(?, format = 'array', columns = {READ_COLUMNS}, maximum_object_size = {MAX_OBJECT}) AS r
+        LEFT JOIN {NAMES_P} AS p ON p.pid = r.pid
+        LEFT JOIN {NAMES_T} AS t ON t.pid = r.pid AND t.tid = r.tid
+    """
+    before = con.execute("SELECT count(*) FROM event WHERE file_id = ?", [file_id]).fetchone()[0]
+    if parts > 1:
+        try:
+            with SplitArray(source, parts) as sliced:
+                con.execute(sql, [run_id, rank, file_id, base_ns, sliced.paths])
+        except duckdb.Error as e:
+            raise SplitReadFailed(str(e)) from e
+    else:
+        try:
+            con.execute(sql, [run_id, rank, file_id, base_ns, read_path])
+        except duckdb.Error as e:
+            raise translate_read_error(e, str(source), offset) from e
+    n = con.execute("SELECT count(*) FROM event WHERE file_id = ?", [file_id]).fetchone()[0] - before
+    named = con.execute("SELECT count(*) FROM event WHERE file_id = ? AND ph = 'M' "
+                        "AND name IN ('process_name', 'thread_name')", [file_id]).fetchone()[0]
+    if named != sum(1 for e in meta if e.get("name") in ("process_name", "thread_name")):
+        _names_from_rows(con, file_id)
     return n
+
+
+def _names_from_rows(con: duckdb.DuckDBPyConnection, file_id: int) -> None:
+    """Resolve process/thread names from the metadata rows already in ``event`` (object traces,
+    whose metadata may sit anywhere in a stream, and array files the byte scan missed)."""
+    con.execute("""
+        UPDATE event SET process_name = m.process_name
+        FROM (SELECT pid, any_value(json_extract_string(args, '$.name')) AS process_name
+              FROM event WHERE file_id = ? AND ph = 'M' AND name = 'process_name' GROUP BY pid) AS m
+        WHERE event.file_id = ? AND event.pid IS NOT DISTINCT FROM m.pid
+          AND event.process_name IS DISTINCT FROM m.process_name
+    """, [file_id, file_id])
+    con.execute("""
+        UPDATE event SET thread_name = m.thread_name
+        FROM (SELECT pid, tid, any_value(json_extract_string(args, '$.name')) AS thread_name
+              FROM event WHERE file_id = ? AND ph = 'M' AND name = 'thread_name' GROUP BY pid, tid) AS m
+        WHERE event.file_id = ? AND event.pid IS NOT DISTINCT FROM m.pid AND event.tid IS NOT DISTINCT FROM m.tid
+          AND event.thread_name IS DISTINCT FROM m.thread_name
+    """, [file_id, file_id])
 
 
 def insert_steps(con: duckdb.DuckDBPyConnection, run_id: int, rank: int, file_id: int) -> int:
