@@ -32,12 +32,17 @@ EVENTS = [
 ]
 
 
-def test_base_time_rank_steps_and_comm(tmp_path):
+import pytest
+
+
+@pytest.mark.parametrize("gz", [True, False], ids=["gzip_stream", "plain_span"])
+def test_base_time_rank_steps_and_comm(tmp_path, gz):
+    """gzip: streamed through a FIFO, metadata read at the end; plain: metadata from head and tail."""
     doc = kineto(EVENTS, distributedInfo={"backend": "nccl", "rank": 3, "world_size": 8},
                  tail={"traceName": "x]\"}", "displayTimeUnit": "ms", "extra": [1, [2]],
                        "baseTimeNanoseconds": 1719000000000000000})
-    f = tmp_path / "w.pt.trace.json.gz"
-    with gzip.open(f, "wt") as g:
+    f = tmp_path / ("w.pt.trace.json.gz" if gz else "w.pt.trace.json")
+    with (gzip.open(f, "wt") if gz else open(f, "w")) as g:
         json.dump(doc, g, indent=1)
     db = tmp_path / "t.duckdb"
     ingest_paths(db, f)
@@ -48,6 +53,7 @@ def test_base_time_rank_steps_and_comm(tmp_path):
         [(1719000000001120512, 95250, 3, False)]
     assert rows(db, "SELECT step, is_communication FROM kernel WHERE name LIKE 'nccl%'") == [(3, True)]
     assert rows(db, "SELECT pid, tid FROM event WHERE name = 'Record Window End'") == [("", "")]
+    assert rows(db, "SELECT count(*) FROM event WHERE rank <> 3") == [(0,)]
     assert rows(db, "SELECT step, host_start_ns FROM step") == [(3, 1719000000001000000)]
     ((comp, comm, notov),) = rows(db, "SELECT computing_ns, communication_ns, communication_not_overlapped_ns "
                                       "FROM step_breakdown")

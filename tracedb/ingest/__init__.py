@@ -23,7 +23,7 @@ from ..schema import apply_schema
 from . import events as ev
 from . import kernels as kn
 from .detect import RankInput, detect
-from .jsonsource import event_array
+from .jsonsource import event_array, is_gzip, object_span
 from .kernel_details import ingest_kernel_details
 from .metadata import fill_kineto_rank
 from .step_trace import ingest_step_trace_time
@@ -224,28 +224,27 @@ class _Ingest:
                                    "AND path = ?", [run_id, str(path.resolve())]).fetchone()
             self.drop_file(old[0])
             taken.discard(old[1])
-        # the rank is in the metadata around the event array: insert under a placeholder rank, then set it
-        placeholder = -1 - file_id
-        with event_array(path) as (read_path, feeder), watch(self.con, path.name, self.bar):
-            try:
-                n = ev.insert_events(self.con, path, read_path, run_id, placeholder, file_id)
-            except InputError:
-                if feeder is not None and feeder.error:
-                    feeder.finish()   # the feeder's message is the precise one
-                raise
-            meta = feeder.finish() if feeder is not None else {}
-        fill_kineto_rank(unit, meta)
-        if unit.rank is None:
-            unit.rank = min(set(range(len(taken) + 1)) - taken)
-            unit.rank_source = "default"
-        rank = unit.rank
-        if rank in taken:
-            raise InputError(f"rank {rank} of this run already has a trace.", file=str(path),
-                             hint="ingest each run into its own --run NAME (one trace per rank).")
-        taken.add(rank)
-        base = meta.get("baseTimeNanoseconds")
-        base_ns = int(base) if isinstance(base, (int, float, str)) and str(base).strip().isdigit() else 0
-        self.con.execute("UPDATE event SET rank = ?, ts_ns = ts_ns + ? WHERE file_id = ?", [rank, base_ns, file_id])
+        if not is_gzip(path):
+            # plain file: metadata (rank, base time) and the array's span from its head and tail,
+            # then one INSERT of the array, in parallel slices
+            meta, span = object_span(path)
+            rank, base_ns = self._kineto_rank(unit, meta, taken, path)
+            with watch(self.con, path.name, self.bar):
+                n = ev.insert_events(self.con, path, None, run_id, rank, file_id, base_ns, split=self.split, span=span)
+        else:
+            # gzip: stream the array through a FIFO under a placeholder rank; the metadata around it
+            # is known at the end of the stream
+            placeholder = -1 - file_id
+            with event_array(path) as (read_path, feeder), watch(self.con, path.name, self.bar):
+                try:
+                    n = ev.insert_events(self.con, path, read_path, run_id, placeholder, file_id)
+                except InputError:
+                    if feeder is not None and feeder.error:
+                        feeder.finish()   # the feeder's message is the precise one
+                    raise
+                meta = feeder.finish() if feeder is not None else {}
+            rank, base_ns = self._kineto_rank(unit, meta, taken, path)
+            self.con.execute("UPDATE event SET rank = ?, ts_ns = ts_ns + ? WHERE file_id = ?", [rank, base_ns, file_id])
         ev.insert_steps(self.con, run_id, rank, file_id)
         k = kn.kineto_kernels(self.con, run_id, rank, file_id)
         kn.attribute_steps_by_window(self.con, run_id, rank, file_id, only_unlaunched_kineto=True)
@@ -258,6 +257,20 @@ class _Ingest:
         self.report.add("kernel", k)
         self.done(t0, size, n, f"events, {k:,} kernels")
         self.upsert_rank(run_id, unit)
+
+    def _kineto_rank(self, unit: RankInput, meta: dict, taken: set[int], path: Path) -> tuple[int, int]:
+        """Rank (distributedInfo, file name, else the next free number) and baseTimeNanoseconds."""
+        fill_kineto_rank(unit, meta)
+        if unit.rank is None:
+            unit.rank = min(set(range(len(taken) + 1)) - taken)
+            unit.rank_source = "default"
+        if unit.rank in taken:
+            raise InputError(f"rank {unit.rank} of this run already has a trace.", file=str(path),
+                             hint="ingest each run into its own --run NAME (one trace per rank).")
+        taken.add(unit.rank)
+        base = meta.get("baseTimeNanoseconds")
+        base_ns = int(base) if isinstance(base, (int, float, str)) and str(base).strip().isdigit() else 0
+        return unit.rank, base_ns
 
     def path(self, path: Path) -> None:
         run_input = detect(path)

@@ -124,15 +124,18 @@ def _text(v) -> str | None:
     return str(v)
 
 
-def insert_events(con: duckdb.DuckDBPyConnection, source: Path, read_path: str, run_id: int, rank: int,
-                  file_id: int, base_ns: int = 0, *, split: bool = True, offset: int = 0) -> int:
+def insert_events(con: duckdb.DuckDBPyConnection, source: Path, read_path: str | None, run_id: int, rank: int,
+                  file_id: int, base_ns: int = 0, *, split: bool = True, offset: int = 0,
+                  span: tuple[int, int] | None = None) -> int:
     """Parse a Chrome-trace event array and insert it into ``event`` in one streaming statement.
 
     ``read_path`` is the file itself (array files) or a FIFO carrying the traceEvents array of
     an object file. Process and thread names come from the metadata events: for an array file a
     byte scan finds them before the read (:func:`scan_metadata`), so the INSERT joins them on;
     otherwise, or when the scan missed some, they are set afterwards from the inserted rows.
-    A large array file is parsed as parallel slices (:class:`SplitArray`) when ``split``.
+    A large array file is parsed as parallel slices (:class:`SplitArray`) when ``split``;
+    ``span`` (from :func:`~tracedb.ingest.jsonsource.object_span`) does the same for the
+    traceEvents array inside an uncompressed object trace.
 
     Returns:
         number of events inserted.
@@ -141,7 +144,7 @@ def insert_events(con: duckdb.DuckDBPyConnection, source: Path, read_path: str, 
         InputError: malformed or truncated JSON (the place in the message).
         SplitReadFailed: the parallel read failed; retry the ingest with ``split=False``.
     """
-    scanned = read_path == str(source)
+    scanned = span is not None or read_path == str(source)
     meta = scan_metadata(source) if scanned else []
     _names_tables(con, meta)
     threads = int(con.execute("SELECT current_setting('threads')").fetchone()[0])
@@ -157,10 +160,16 @@ def insert_events(con: duckdb.DuckDBPyConnection, source: Path, read_path: str, 
     before = con.execute("SELECT count(*) FROM event WHERE file_id = ?", [file_id]).fetchone()[0]
     if parts > 1:
         try:
-            with SplitArray(source, parts) as sliced:
+            with SplitArray(source, parts, span) as sliced:
                 con.execute(sql, [run_id, rank, file_id, base_ns, sliced.paths])
         except duckdb.Error as e:
             raise SplitReadFailed(str(e)) from e
+    elif span is not None:
+        with SplitArray(source, 1, span) as whole:
+            try:
+                con.execute(sql, [run_id, rank, file_id, base_ns, whole.paths[0]])
+            except duckdb.Error as e:
+                raise translate_read_error(e, str(source), offset) from e
     else:
         try:
             con.execute(sql, [run_id, rank, file_id, base_ns, read_path])

@@ -236,10 +236,10 @@ class SplitArray:
     then re-run the ingest reading the file in one piece (:class:`tracedb.ingest.events.SplitReadFailed`).
     """
 
-    def __init__(self, source: Path, parts: int):
+    def __init__(self, source: Path, parts: int, span: tuple[int, int] | None = None):
         self.source = source
         self.dir = tempfile.mkdtemp(prefix="tracedb-split-")
-        self.ranges = self._ranges(parts)
+        self.ranges = self._ranges(parts, span)
         self.paths = []
         self.threads = []
         for i, (lo, hi) in enumerate(self.ranges):
@@ -248,14 +248,19 @@ class SplitArray:
             self.paths.append(fifo)
             self.threads.append(threading.Thread(target=self._feed, args=(fifo, lo, hi), daemon=True))
 
-    def _ranges(self, parts: int) -> list[tuple[int, int]]:
+    def _ranges(self, parts: int, span: tuple[int, int] | None) -> list[tuple[int, int]]:
+        """Byte ranges of the array's content: ``span`` = (first byte after '[', index of ']'),
+        by default the outermost brackets of an array file."""
         size = self.source.stat().st_size
         with open(self.source, "rb") as f:
-            head = f.read(65536)
-            start = head.index(b"[") + 1
-            f.seek(max(0, size - 65536))
-            tail = f.read()
-            end = size - len(tail) + tail.rindex(b"]")
+            if span is None:
+                head = f.read(65536)
+                start = head.index(b"[") + 1
+                f.seek(max(0, size - 65536))
+                tail = f.read()
+                end = size - len(tail) + tail.rindex(b"]")
+            else:
+                start, end = span
             ranges, lo = [], start
             for i in range(1, parts):
                 f.seek(start + (end - start) * i // parts)
@@ -307,6 +312,49 @@ class SplitArray:
         except OSError:
             pass
         return False
+
+
+def object_span(path: Path) -> tuple[dict, tuple[int, int]]:
+    """For an uncompressed object trace: the top-level metadata and the byte span of the
+    ``traceEvents`` array's content, from the head and the tail of the file only.
+
+    Raises:
+        InputError: no traceEvents array, or no end of it (truncated file).
+    """
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        buf, head, start = b"", None, None
+        while head is None:
+            data = f.read(CHUNK)
+            if not data:
+                raise InputError('no "traceEvents" array found; not a Kineto/Chrome trace object, '
+                                 "or the file is truncated.", file=str(path), place=f"byte {len(buf)}",
+                                 hint="Kineto traces are JSON objects with a traceEvents array.")
+            buf += data
+            for m in _KEY.finditer(buf):
+                try:
+                    json.loads(buf[:m.start()].decode("utf-8", "replace") + '"_": 0}')
+                except ValueError:
+                    continue
+                head, start = buf[:m.start()], m.end()
+                break
+            if head is None and len(buf) > HEAD_LIMIT:
+                raise InputError('no "traceEvents" array in the first 64 MiB.', file=str(path), place="byte 0")
+        f.seek(max(start, size - TAIL_WINDOW))
+        tail_base = f.tell()
+        tail = f.read()
+    end = _find_array_end(tail)
+    if end is None:
+        raise InputError("truncated or malformed JSON: the traceEvents array has no end.", file=str(path),
+                         place="end of file",
+                         hint="the profiler may have been killed while writing; re-export the trace.")
+    try:
+        meta = json.loads(head.decode("utf-8", "replace") + '"traceEvents": []'
+                          + tail[end + 1:].decode("utf-8", "replace"))
+    except ValueError as e:
+        raise InputError(f"malformed JSON around the traceEvents array: {e}", file=str(path),
+                         place=f"byte {tail_base + end}") from e
+    return meta, (start, tail_base + end)
 
 
 def split_parts(path: Path, threads: int) -> int:

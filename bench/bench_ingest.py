@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Benchmark: tracedb ingest and views against DuckDB's bare read_json and the reference tools.
+
+Generates synthetic traces with ../shared/bench/gen_traces.py into a temporary folder (never
+into git), then runs each method as its own process under /usr/bin/time and prints one table:
+wall seconds, MB/s of trace bytes, peak RSS, and the ratio to the bare read_json anchor.
+
+    python bench/bench_ingest.py --size 1g            # one 1 GB Ascend rank + 1 GB Kineto
+    python bench/bench_ingest.py --size 100m --ranks 2
+    python bench/bench_ingest.py --size 1g --hta      # also HTA load + temporal breakdown
+                                                      # (pip-installs HolisticTraceAnalysis into a
+                                                      # throwaway venv)
+
+Anchors that are not run are taken from ../shared/bench/README.md (measured on this machine
+type, 2026-11-22) and marked "(README)". This is a benchmark, never a test: nothing asserts
+times.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_BENCH = Path(os.environ.get("TRACEDB_SHARED_BENCH", ROOT.parent / "shared" / "bench"))
+SIZES = {  # events per step for 20 steps (Ascend ≈ 187 B/event, Kineto ≈ 317 B/event)
+    "100m": (10, 53500, 31500),
+    "1g": (20, 267000, 158000),
+    "3g": (30, 535000, 0),
+}
+README_ANCHORS = {  # 1 GB, from shared/bench/README.md
+    "HTA load + temporal breakdown, 1 GB Kineto (README)": (146.0, 4.3 * 1024),
+    "msprof-analyze compare, two 100 MB Ascend ranks (README)": (292.0, 4.9 * 1024),
+}
+
+
+def timed(cmd: list[str], env=None) -> tuple[float, float, str]:
+    """Run cmd under /usr/bin/time; return (wall s, peak RSS MiB, stdout)."""
+    fmt = "%e %M"
+    res = subprocess.run(["/usr/bin/time", "-f", fmt, *cmd], capture_output=True, text=True, env=env)
+    if res.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{res.stderr[-2000:]}")
+    wall, rss_kb = res.stderr.strip().splitlines()[-1].split()
+    return float(wall), int(rss_kb) / 1024, res.stdout
+
+
+def generate(out: Path, size: str, ranks: int) -> None:
+    steps, ascend_eps, kineto_eps = SIZES[size]
+    gen = SHARED_BENCH / "gen_traces.py"
+    subprocess.run([sys.executable, str(gen), "--out", str(out), "--ranks", str(ranks), "--steps", str(steps),
+                    "--events-per-step", str(ascend_eps), "--seed", "1", "--format", "ascend"], check=True)
+    if kineto_eps:
+        subprocess.run([sys.executable, str(gen), "--out", str(out), "--ranks", "1", "--steps", str(steps),
+                        "--events-per-step", str(kineto_eps), "--seed", "1", "--format", "kineto"], check=True)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--size", choices=sorted(SIZES), default="100m")
+    ap.add_argument("--ranks", type=int, default=1, help="Ascend ranks (ingested as one run)")
+    ap.add_argument("--data", help="reuse generated data in this folder (else a temp folder, deleted after)")
+    ap.add_argument("--hta", action="store_true", help="also run HTA (installs it into a throwaway venv)")
+    a = ap.parse_args(argv)
+    tmp = Path(tempfile.mkdtemp(prefix="tracedb-bench-"))
+    data = Path(a.data) if a.data else tmp / "data"
+    try:
+        if not (data / "ascend").exists():
+            generate(data, a.size, a.ranks)
+        ascend = sorted((data / "ascend").iterdir())
+        trace0 = ascend[0] / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+        trace_mb = sum((r / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").stat().st_size for r in ascend) / 1e6
+        rows = []
+        # anchor: DuckDB's bare one-core read_json of one trace_view.json into a file
+        bare_db = tmp / "bare.duckdb"
+        sql = ("SET threads=1; CREATE TABLE ev AS SELECT * FROM read_json('%s', format='array', columns={ph:'VARCHAR',"
+               "name:'VARCHAR',cat:'VARCHAR',pid:'VARCHAR',tid:'VARCHAR',ts:'VARCHAR',dur:'VARCHAR',id:'VARCHAR',"
+               "args:'JSON'}); CHECKPOINT;" % trace0)
+        wall, rss, _ = timed([sys.executable, "-c", f"import duckdb; duckdb.connect({str(bare_db)!r}).execute({sql!r})"])
+        bare_mbs = trace0.stat().st_size / 1e6 / wall
+        rows.append(("DuckDB bare read_json, 1 trace_view.json, 1 thread", wall, bare_mbs, rss))
+        tracedb = [sys.executable, "-m", "tracedb.cli", "-q"]
+        db = tmp / "t.duckdb"
+        wall, rss, _ = timed(tracedb + ["ingest", "--db", str(db), str(ascend[0])])
+        rows.append((f"tracedb ingest, 1 rank (trace_view + kernel_details)", wall,
+                     trace0.stat().st_size / 1e6 / wall, rss))
+        if len(ascend) > 1:
+            db2 = tmp / "t2.duckdb"
+            wall, rss, _ = timed(tracedb + ["ingest", "--db", str(db2), str(data / "ascend")])
+            rows.append((f"tracedb ingest, {len(ascend)} ranks in one run", wall, trace_mb / wall, rss))
+        for view in ("step_breakdown", "free_time", "uncovered_communication", "op_diff"):
+            wall, rss, _ = timed(tracedb + ["query", "--db", str(db), "--format", "csv",
+                                            f"SELECT count(*) FROM {view}"])
+            rows.append((f"tracedb query {view} (count, whole process)", wall, None, rss))
+        kineto = data / "kineto" / "rank0.pt.trace.json"
+        if kineto.exists():
+            wall, rss, _ = timed(tracedb + ["ingest", "--db", str(tmp / "k.duckdb"), str(kineto)])
+            rows.append(("tracedb ingest, Kineto object trace (FIFO)", wall, kineto.stat().st_size / 1e6 / wall, rss))
+        if a.hta and kineto.exists():
+            venv = tmp / "hta-venv"
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+            subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "HolisticTraceAnalysis"], check=True)
+            wall, rss, _ = timed([str(venv / "bin" / "python"), str(SHARED_BENCH / "anchor_hta.py"), str(kineto.parent)])
+            rows.append(("HTA load + temporal breakdown, Kineto", wall, kineto.stat().st_size / 1e6 / wall, rss))
+        else:
+            for name, (wall, rss) in README_ANCHORS.items():
+                rows.append((name, wall, None, rss))
+        print(f"\nsize {a.size}, {len(ascend)} Ascend rank(s), trace_view.json {trace0.stat().st_size / 1e6:.0f} MB each, "
+              f"{os.cpu_count()} cores\n")
+        print(f"| method | wall s | MB/s | peak RSS MiB | MB/s ÷ bare read_json |")
+        print("|---|---:|---:|---:|---:|")
+        for name, wall, mbs, rss in rows:
+            ratio = f"{mbs / bare_mbs:.2f}" if mbs else ""
+            print(f"| {name} | {wall:.1f} | {mbs:.0f} | {rss:.0f} | {ratio} |" if mbs else
+                  f"| {name} | {wall:.1f} | | {rss:.0f} | |")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
