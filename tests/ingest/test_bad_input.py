@@ -65,7 +65,7 @@ CASES = {
     "empty_trace": ("trace_view.json", b"", ("empty", "byte 0")),
     "garbage_trace": ("trace_view.json", b"\x00\x01garbage", ("byte 0",)),
     "csv_as_trace": ("trace_view.json", KERNELS.read_bytes()[:2000], ("byte 0",)),
-    "truncated_trace": ("trace_view.json", TRACE.read_bytes()[:700_001], ("event",)),
+    "truncated_trace": ("trace_view.json", TRACE.read_bytes()[:700_001], ("not closed", "byte 700001")),
     "non_utf8_trace": ("trace_view.json",
                        b'[{"ph":"X","name":"a\xff\xfe","ts":"1.0","dur":1,"pid":1,"tid":1}]', ("event",)),
     "json_scalar_trace": ("trace_view.json", b"42", ("byte 0",)),
@@ -128,6 +128,19 @@ def test_kineto_truncated_plain_and_gzip(good_db, tmp_path):
     no_events = tmp_path / "noevents.pt.trace.json"
     no_events.write_text('{"schemaVersion": 1, "foo": []}')
     assert_rejected(good_db, tmp_path, no_events, no_events, "traceEvents")
+
+
+def test_trace_cut_at_an_event_boundary_is_rejected(good_db, tmp_path):
+    """A trace_view.json cut right after an event's comma is still accepted by DuckDB's array
+    reader; tracedb must reject it (plain and gzip), not load the first half."""
+    data = TRACE.read_bytes()
+    cut = data.index(b"},", len(data) // 2) + 2          # "...}," then end of file
+    d, f = rank_with(tmp_path / "plain", "trace_view.json", data[:cut] + b"\n")
+    assert_rejected(good_db, tmp_path, d, f, "not closed")
+    gz = tmp_path / "gz" / "trace_view.json.gz"
+    gz.parent.mkdir()
+    gz.write_bytes(gzip.compress(data[:cut]))
+    assert_rejected(good_db, tmp_path, gz, gz, "not closed")
 
 
 def test_folder_with_nothing_recognisable(good_db, tmp_path):

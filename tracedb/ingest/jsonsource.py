@@ -364,12 +364,40 @@ def split_parts(path: Path, threads: int) -> int:
     return threads
 
 
+def _check_array_closed(path: Path) -> None:
+    """An array file must end with ``]``. DuckDB's array reader accepts a file cut right after
+    an event's comma (measured: ``[{…},`` reads as one event), so a truncation at an event
+    boundary would load silently without this check. Plain files: the last 4 KiB are read;
+    gzip files are decompressed once to their end (a cut gzip stream fails here too)."""
+    if is_gzip(path):
+        tail, size = b"", 0
+        try:
+            with open_binary(path) as f:
+                while chunk := f.read(1 << 22):
+                    tail = (tail + chunk)[-4096:]
+                    size += len(chunk)
+        except (OSError, EOFError) as e:
+            raise InputError(f"cannot decompress: {e}", file=str(path), place=f"byte {size} (decompressed)",
+                             hint="the gzip file is truncated or damaged.") from e
+        where = f"byte {size} (decompressed)"
+    else:
+        size = path.stat().st_size
+        with open(path, "rb") as f:
+            f.seek(max(0, size - 4096))
+            tail = f.read()
+        where = f"byte {size}"
+    if not tail.rstrip().endswith(b"]"):
+        raise InputError("the JSON array is not closed: the file is truncated.", file=str(path),
+                         place=where, hint="re-export it from the profiler, or copy it again.")
+
+
 @contextmanager
 def event_array(path: Path):
     """Yield ``(read_path, source)``: a path for ``read_json(format='array')`` and, for object
     traces, the :class:`ObjectEvents` feeder (``None`` for array files)."""
     kind = first_byte(path)
     if kind == b"[":
+        _check_array_closed(path)
         yield str(path), None
     elif kind == b"{":
         with ObjectEvents(path) as src:
