@@ -29,7 +29,9 @@ SELECT
     island::BIGINT                     AS island,         -- island number within the step, from 1
     min(start_ns)::BIGINT              AS start_ns,       -- island start, ns
     max(end_ns)::BIGINT                AS end_ns,         -- island end, ns
-    arg_min(name, start_ns)::VARCHAR   AS first_kernel,   -- kernel that opens the island
-    arg_max(name, end_ns)::VARCHAR     AS last_kernel     -- kernel that closes the island
+    arg_min(name, struct_pack(t := start_ns, k := kernel_id))::VARCHAR
+                                       AS first_kernel,   -- kernel that opens the island (earliest start; ties: lowest kernel_id)
+    arg_max(name, struct_pack(t := end_ns, k := kernel_id))::VARCHAR
+                                       AS last_kernel     -- kernel that closes the island (latest end; ties: highest kernel_id)
 FROM numbered
 GROUP BY run_id, rank, step, island;
