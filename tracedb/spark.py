@@ -1,0 +1,136 @@
+"""The view library on Apache Spark, over a ``tracedb export --parquet`` folder.
+
+For clusters where one machine is not enough: the tables are the exported Parquet files, the
+views are the same ``queries/**/*.sql`` files, transpiled from DuckDB SQL to Spark SQL by
+sqlglot and registered as temporary views. Nothing is re-implemented for Spark.
+
+Rewrites applied before transpiling (all in the sqlglot syntax tree):
+
+* ``tracedb_internal.x`` → ``tracedb_internal__x`` (Spark temp views have no schema);
+* a call of a table macro in FROM (``op_diff_between(a, b)``) → the macro body as a subquery
+  with the parameters replaced by the call's arguments (Spark has no table macros).
+
+A view that fails to transpile or to bind is reported in :class:`SparkLibrary.failed` with
+its error (and the views that depend on it fail too); it is never skipped silently.
+
+Requires the optional extra ``pip install 'tracedb[spark]'`` (pyspark, a Java 17+ runtime).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sqlglot
+from sqlglot import exp
+
+from .errors import TracedbError
+from .registry import INTERNAL_SCHEMA, SqlObject, load_library
+
+
+@dataclass
+class SparkLibrary:
+    """What :func:`register` installed: tables and views that work, and views that failed."""
+
+    tables: list[str] = field(default_factory=list)
+    views: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)   # view → error
+
+
+def spark_name(name: str, schema: str | None) -> str:
+    return f"{INTERNAL_SCHEMA}__{name}" if (schema or "").lower() == INTERNAL_SCHEMA else name
+
+
+def _body(obj: SqlObject) -> exp.Expression:
+    """The SELECT of a ``CREATE OR REPLACE VIEW/MACRO … AS [TABLE]`` file, as a sqlglot tree."""
+    sql = obj.sql.rstrip().rstrip(";")
+    marker = " AS TABLE" if obj.kind == "table_macro" else " AS"
+    head_end = sql.upper().find(marker, sql.upper().find(obj.name.upper()))
+    return sqlglot.parse_one(sql[head_end + len(marker):], read="duckdb")
+
+
+def _rewrite(tree: exp.Expression, macros: dict[str, tuple[list[str], exp.Expression]]) -> exp.Expression:
+    def fix(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Table):
+            fn = node.this
+            if isinstance(fn, exp.Anonymous) and fn.name.lower() in macros:
+                params, body = macros[fn.name.lower()]
+                args = dict(zip(params, fn.expressions))
+                inlined = body.copy().transform(
+                    lambda n: args[n.name].copy()
+                    if isinstance(n, exp.Column) and not n.table and n.name in args else n)
+                alias = node.alias or fn.name
+                return exp.Subquery(this=inlined, alias=exp.TableAlias(this=exp.to_identifier(alias)))
+            if node.db:
+                return exp.Table(this=exp.to_identifier(spark_name(node.name, node.db)),
+                                 alias=node.args.get("alias"))
+        return node
+
+    return tree.transform(fix)
+
+
+def transpile_library(objects: list[SqlObject] | None = None) -> tuple[dict[str, str], dict[str, str]]:
+    """Every view of the library as Spark SQL (a SELECT per view, in dependency order).
+
+    Returns:
+        (spark SQL by Spark view name, transpile error by view name).
+    """
+    objects = objects if objects is not None else load_library()
+    macros: dict[str, tuple[list[str], exp.Expression]] = {}
+    out: dict[str, str] = {}
+    failed: dict[str, str] = {}
+    for obj in objects:
+        try:
+            tree = _rewrite(_body(obj), macros)
+            if obj.kind == "table_macro":
+                macros[obj.name.lower()] = (obj.parameters, tree)
+                continue
+            out[spark_name(obj.name, obj.schema)] = tree.sql(dialect="spark")
+        except (sqlglot.errors.SqlglotError, ValueError) as e:
+            failed[obj.name] = f"transpile: {str(e).splitlines()[0]}"
+    return out, failed
+
+
+def session(app: str = "tracedb"):
+    """A local Spark session (both cores, UTC, no UI). Raises TracedbError without pyspark."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError as e:
+        raise TracedbError("pyspark is not installed.", hint="pip install 'tracedb[spark]' (needs Java 17+).") from e
+    return (SparkSession.builder.master("local[2]").appName(app)
+            .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "4")
+            .getOrCreate())
+
+
+def register(spark, parquet_dir: str | Path) -> SparkLibrary:
+    """Register the exported tables and the view library as temporary views of ``spark``.
+
+    Args:
+        spark: a SparkSession.
+        parquet_dir: a folder written by ``tracedb export --parquet``.
+
+    Returns:
+        SparkLibrary listing the tables, the views that bound, and the views that failed.
+
+    Raises:
+        TracedbError: the folder is not a tracedb export.
+    """
+    root = Path(parquet_dir)
+    if not (root / "views.sql").is_file():
+        raise TracedbError("not a tracedb Parquet export (no views.sql).", file=str(root),
+                           hint="write one with: tracedb export --parquet DIR")
+    lib = SparkLibrary()
+    for table_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+        # the partition columns are inside the files too: read them from there, not from paths
+        df = spark.read.option("recursiveFileLookup", "true").parquet(str(table_dir))
+        df.createOrReplaceTempView(table_dir.name)
+        lib.tables.append(table_dir.name)
+    views, lib.failed = transpile_library()
+    for name, sql in views.items():
+        try:
+            spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW {name} AS {sql}")
+            lib.views.append(name)
+        except Exception as e:   # noqa: BLE001 — pyspark raises several unrelated types
+            lib.failed[name] = f"spark: {str(e).splitlines()[0]}"
+    return lib
