@@ -7,6 +7,7 @@ wall seconds, MB/s of trace bytes, peak RSS, and the ratio to the bare read_json
 
     python bench/bench_ingest.py --size 1g            # one 1 GB Ascend rank + 1 GB Kineto
     python bench/bench_ingest.py --size 100m --ranks 2
+    python bench/bench_ingest.py --scaling --size 100m  # 1, 2, 4, 8 ranks of 100 MB in one run
     python bench/bench_ingest.py --size 1g --hta      # also HTA load + temporal breakdown
                                                       # (pip-installs HolisticTraceAnalysis into a
                                                       # throwaway venv)
@@ -65,7 +66,11 @@ def main(argv=None) -> int:
     ap.add_argument("--ranks", type=int, default=1, help="Ascend ranks (ingested as one run)")
     ap.add_argument("--data", help="reuse generated data in this folder (else a temp folder, deleted after)")
     ap.add_argument("--hta", action="store_true", help="also run HTA (installs it into a throwaway venv)")
+    ap.add_argument("--scaling", action="store_true",
+                    help="only the rank-scaling table: one run of 1, 2, 4 and 8 ranks of --size each")
     a = ap.parse_args(argv)
+    if a.scaling:
+        return scaling(a)
     tmp = Path(tempfile.mkdtemp(prefix="tracedb-bench-"))
     data = Path(a.data) if a.data else tmp / "data"
     try:
@@ -117,6 +122,36 @@ def main(argv=None) -> int:
             ratio = f"{mbs / bare_mbs:.2f}" if mbs else ""
             print(f"| {name} | {wall:.1f} | {mbs:.0f} | {rss:.0f} | {ratio} |" if mbs else
                   f"| {name} | {wall:.1f} | | {rss:.0f} | |")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+def scaling(a) -> int:
+    """Ingest 1, 2, 4 and 8 ranks as one run each; cost should grow linearly in total bytes."""
+    tmp = Path(tempfile.mkdtemp(prefix="tracedb-bench-"))
+    data = Path(a.data) if a.data else tmp / "data"
+    try:
+        if len(list((data / "ascend").glob("*_ascend_pt"))) < 8:
+            shutil.rmtree(data, ignore_errors=True)
+            steps, ascend_eps, _ = SIZES[a.size]
+            subprocess.run([sys.executable, str(SHARED_BENCH / "gen_traces.py"), "--out", str(data), "--ranks", "8",
+                            "--steps", str(steps), "--events-per-step", str(ascend_eps), "--seed", "1",
+                            "--format", "ascend"], check=True)
+        ranks = sorted((data / "ascend").glob("*_ascend_pt"))
+        print(f"\nrank scaling: {a.size} per rank, {os.cpu_count()} cores\n")
+        print("| ranks | input MB | wall s | MB/s | peak RSS MiB | s per GB |")
+        print("|---:|---:|---:|---:|---:|---:|")
+        for n in (1, 2, 4, 8):
+            run = tmp / f"run{n}"
+            run.mkdir()
+            for r in ranks[:n]:
+                (run / r.name).symlink_to(r)
+            mb = sum(f.stat().st_size for r in ranks[:n] for f in (r / "ASCEND_PROFILER_OUTPUT").iterdir()) / 1e6
+            wall, rss, _ = timed([sys.executable, "-m", "tracedb.cli", "-q", "ingest", "--db",
+                                  str(tmp / f"s{n}.duckdb"), str(run)])
+            print(f"| {n} | {mb:.0f} | {wall:.1f} | {mb / wall:.0f} | {rss:.0f} | {wall / mb * 1000:.1f} |")
+            (tmp / f"s{n}.duckdb").unlink()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
