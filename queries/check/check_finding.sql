@@ -1,12 +1,13 @@
 -- check_finding — consistency findings over the whole database; `tracedb check` prints them.
 -- Grain:     one row per finding (severity error or warning) of one check on a run, rank, step.
--- Source:    step_breakdown, step_breakdown_check, kernel, event, step, rank.
+-- Source:    step_breakdown, step_breakdown_check, comm_op_check, kernel, event, step, rank.
 -- Reference: errors: the step tiling invariant (computing + not overlapped + free = stage + bubble,
 --            torch_npu step_trace_time.csv), negative durations. Warnings: difference to the
 --            profiler's own step_trace_time.csv beyond max(500 ns, 0.05 %), kernels outside every
 --            step, kernels longer than their step, step starts skewed across ranks by more than
 --            1 s, ranks missing from a run (world_size or gaps in rank numbers), communication ops
---            of a group whose count differs across the ranks of the run.
+--            of a group whose count differs across the ranks of the run, comm_op differing from
+--            communication.json (comm_op_check).
 -- Units:     value_ns integer nanoseconds (the size of the problem), NULL where not a time.
 CREATE OR REPLACE VIEW check_finding AS
 WITH findings AS (
@@ -75,6 +76,13 @@ WITH findings AS (
     ) AS per_rank
     GROUP BY run_name, group_name
     HAVING count(*) > 1 AND min(ops) <> max(ops)
+    UNION ALL
+    SELECT 'warning', 'comm_profiler_difference', run_name, rank, step,
+           greatest(abs(coalesce(elapse_diff_ns, 0)), abs(coalesce(transit_diff_ns, 0)), abs(coalesce(wait_diff_ns, 0)),
+                    abs(coalesce(synchronization_diff_ns, 0)), abs(coalesce(idle_diff_ns, 0))),
+           'comm_op ' || op_name || ' differs from communication.json beyond max(1 us, 0.1 %)'
+    FROM comm_op_check
+    WHERE status = 'differs'
 )
 SELECT
     severity::VARCHAR     AS severity,    -- error (exit 1 in tracedb check) or warning

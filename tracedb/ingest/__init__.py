@@ -20,6 +20,7 @@ from .. import registry
 from ..progress import Bar, watch
 from ..errors import InputError, TracedbError
 from ..schema import apply_schema
+from . import comm
 from . import events as ev
 from . import kernels as kn
 from .detect import RankInput, detect
@@ -29,7 +30,8 @@ from .metadata import fill_kineto_rank
 from .step_trace import ingest_step_trace_time
 
 ROLES = ("baseline", "comparison")
-DATA_TABLES = ("event", "kernel", "link", "memory", "profiler_step_trace")
+DATA_TABLES = ("event", "kernel", "link", "memory", "profiler_step_trace", "profiler_comm_op",
+               "profiler_comm_bandwidth", "profiler_comm_matrix")
 
 
 @dataclass
@@ -162,9 +164,11 @@ class _Ingest:
                 dev = ev.npu_device_id(self.con, file_id)
                 if dev is not None:
                     unit.device_id = dev
+                links = comm.insert_trace_links(self.con, run_id, rank, file_id)
                 self.record_file(file_id, run_id, rank, "trace_view", path, sha, n)
                 self.report.add("event", n)
-                self.done(t0, size, n, "events")
+                self.report.add("link", links)
+                self.done(t0, size, n, "events" + (f", {links:,} link tasks" if links else ""))
                 trace_file_id = file_id
         if "kernel_details" in files:
             path = files["kernel_details"]
@@ -195,6 +199,15 @@ class _Ingest:
             if not has_step:
                 kn.attribute_steps_by_window(self.con, run_id, rank, file_id)
         kn.refresh_step_windows(self.con, run_id, rank)
+        comm.refresh_link_steps(self.con, run_id, rank)
+        for fmt, reader, table in (("communication", comm.ingest_communication, "profiler_comm_op"),
+                                   ("communication_matrix", comm.ingest_communication_matrix, "profiler_comm_matrix")):
+            if fmt in files:
+                file_id, sha = self.claim_file(run_id, rank, fmt, files[fmt])
+                if file_id is not None:
+                    n = reader(self.con, files[fmt], run_id, rank, file_id)
+                    self.record_file(file_id, run_id, rank, fmt, files[fmt], sha, n)
+                    self.report.add(table, n)
         if "step_trace_time" in files:
             path = files["step_trace_time"]
             file_id, sha = self.claim_file(run_id, rank, "step_trace_time", path)
