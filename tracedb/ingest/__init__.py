@@ -22,6 +22,7 @@ from ..errors import InputError, TracedbError
 from ..schema import apply_schema
 from . import comm
 from . import events as ev
+from . import memory as mem
 from . import kernels as kn
 from .detect import RankInput, detect
 from .jsonsource import event_array, is_gzip, object_span
@@ -208,6 +209,16 @@ class _Ingest:
                     n = reader(self.con, files[fmt], run_id, rank, file_id)
                     self.record_file(file_id, run_id, rank, fmt, files[fmt], sha, n)
                     self.report.add(table, n)
+        rank_dir = unit.source if unit.source.is_dir() else None
+        for fmt, reader in (("memory_record", mem.ingest_memory_record),
+                            ("operator_memory", mem.ingest_operator_memory),
+                            ("npu_module_mem", lambda c, p, r, k, f, d: mem.ingest_npu_module_mem(c, p, r, k, f))):
+            if fmt in files:
+                file_id, sha = self.claim_file(run_id, rank, fmt, files[fmt])
+                if file_id is not None:
+                    n = reader(self.con, files[fmt], run_id, rank, file_id, rank_dir)
+                    self.record_file(file_id, run_id, rank, fmt, files[fmt], sha, n)
+                    self.report.add("memory", n)
         if "step_trace_time" in files:
             path = files["step_trace_time"]
             file_id, sha = self.claim_file(run_id, rank, "step_trace_time", path)
@@ -260,6 +271,7 @@ class _Ingest:
             self.con.execute("UPDATE event SET rank = ?, ts_ns = ts_ns + ? WHERE file_id = ?", [rank, base_ns, file_id])
         ev.insert_steps(self.con, run_id, rank, file_id)
         k = kn.kineto_kernels(self.con, run_id, rank, file_id)
+        self.report.add("memory", mem.insert_kineto_memory(self.con, run_id, rank, file_id))
         kn.attribute_steps_by_window(self.con, run_id, rank, file_id, only_unlaunched_kineto=True)
         kn.refresh_step_windows(self.con, run_id, rank)
         if unit.device_id is None:

@@ -23,6 +23,9 @@ ASCEND_FILES = {
     "step_trace_time.csv": "step_trace_time",
     "communication.json": "communication",
     "communication_matrix.json": "communication_matrix",
+    "memory_record.csv": "memory_record",
+    "operator_memory.csv": "operator_memory",
+    "npu_module_mem.csv": "npu_module_mem",
 }
 _KINETO_NAME = re.compile(r"\.(pt\.trace\.)?json(\.gz)?$", re.I)
 _RANK_IN_NAME = re.compile(r"(?:^|[^a-z])rank[_-]?(\d+)", re.I)
@@ -112,7 +115,8 @@ def _classify_file(path: Path) -> RankInput:
             raise InputError(f"not a JSON trace (starts with {kind!r}).", file=str(path), place="byte 0")
     if fmt is None:
         raise InputError("unrecognised file: expected trace_view.json, kernel_details.csv, "
-                         "step_trace_time.csv, communication(_matrix).json, a Kineto *.pt.trace.json(.gz), "
+                         "step_trace_time.csv, communication(_matrix).json, memory_record.csv, operator_memory.csv, "
+                         "npu_module_mem.csv, a Kineto *.pt.trace.json(.gz), "
                          "or a folder of them.",
                          file=str(path))
     unit = RankInput(platform="npu", source=rank_dir or path, files={fmt: path})
