@@ -5,9 +5,10 @@
 --            torch_npu step_trace_time.csv), negative durations. Warnings: difference to the
 --            profiler's own step_trace_time.csv beyond max(500 ns, 0.05 %), kernels outside every
 --            step, kernels longer than their step, step starts skewed across ranks by more than
---            1 s, ranks missing from a run (world_size or gaps in rank numbers), communication ops
---            of a group whose count differs across the ranks of the run, comm_op differing from
---            communication.json (comm_op_check).
+--            1 s, a step starting before the previous one ends, ranks missing from a run
+--            (world_size or gaps in rank numbers), communication ops of a group whose count
+--            differs across the ranks of the run, comm_op differing from communication.json
+--            (comm_op_check).
 -- Units:     value_ns integer nanoseconds (the size of the problem), NULL where not a time.
 CREATE OR REPLACE VIEW check_finding AS
 WITH findings AS (
@@ -56,6 +57,16 @@ WITH findings AS (
     WHERE s.host_start_ns IS NOT NULL
     GROUP BY r.run_name, s.step
     HAVING count(*) > 1 AND max(s.host_start_ns) - min(s.host_start_ns) > 1000000000
+    UNION ALL
+    SELECT 'warning', 'step_out_of_order', run_name, rank, step, previous_end_ns - host_start_ns,
+           'ProfilerStep#' || CAST(step AS VARCHAR) || ' starts before the previous step ends'
+    FROM (
+        SELECT r.run_name, s.rank, s.step, s.host_start_ns,
+               lag(s.host_end_ns) OVER (PARTITION BY s.run_id, s.rank ORDER BY s.step) AS previous_end_ns
+        FROM step AS s JOIN run AS r ON r.run_id = s.run_id
+        WHERE s.host_start_ns IS NOT NULL
+    ) AS ordered
+    WHERE host_start_ns < previous_end_ns
     UNION ALL
     SELECT 'warning', 'missing_ranks', r.run_name, NULL, NULL, NULL,
            'run has ' || CAST(count(*) AS VARCHAR) || ' ranks but '
