@@ -24,12 +24,15 @@ from . import events as ev
 from . import kernels as kn
 from .detect import RankInput, detect
 from .jsonsource import event_array, is_gzip, object_span
+from .communication import ingest_communication, ingest_communication_matrix
 from .kernel_details import ingest_kernel_details
+from .links import insert_links, set_link_steps
 from .metadata import fill_kineto_rank
 from .step_trace import ingest_step_trace_time
 
 ROLES = ("baseline", "comparison")
-DATA_TABLES = ("event", "kernel", "link", "memory", "profiler_step_trace")
+DATA_TABLES = ("event", "kernel", "link", "memory", "profiler_step_trace", "profiler_comm_op",
+               "profiler_comm_bandwidth", "profiler_comm_matrix")
 
 
 @dataclass
@@ -159,6 +162,9 @@ class _Ingest:
                 with event_array(path) as (read_path, _), watch(self.con, path.name, self.bar):
                     n = ev.insert_events(self.con, path, read_path, run_id, rank, file_id, split=self.split)
                 ev.insert_steps(self.con, run_id, rank, file_id)
+                links = insert_links(self.con, run_id, rank, file_id)
+                if links:
+                    self.report.add("link", links)
                 dev = ev.npu_device_id(self.con, file_id)
                 if dev is not None:
                     unit.device_id = dev
@@ -195,6 +201,7 @@ class _Ingest:
             if not has_step:
                 kn.attribute_steps_by_window(self.con, run_id, rank, file_id)
         kn.refresh_step_windows(self.con, run_id, rank)
+        set_link_steps(self.con, run_id, rank)
         if "step_trace_time" in files:
             path = files["step_trace_time"]
             file_id, sha = self.claim_file(run_id, rank, "step_trace_time", path)
@@ -202,6 +209,14 @@ class _Ingest:
                 n = ingest_step_trace_time(self.con, path, run_id, rank, file_id)
                 self.record_file(file_id, run_id, rank, "step_trace_time", path, sha, n)
                 self.report.add("profiler_step_trace", n)
+        for fmt, reader, table in (("communication", ingest_communication, "profiler_comm_op"),
+                                   ("communication_matrix", ingest_communication_matrix, "profiler_comm_matrix")):
+            if fmt in files:
+                file_id, sha = self.claim_file(run_id, rank, fmt, files[fmt])
+                if file_id is not None:
+                    n = reader(self.con, files[fmt], run_id, rank, file_id)
+                    self.record_file(file_id, run_id, rank, fmt, files[fmt], sha, n)
+                    self.report.add(table, n)
         for meta in ("profiler_info", "profiler_metadata"):
             if meta in files:
                 file_id, sha = self.claim_file(run_id, rank, meta, files[meta])
