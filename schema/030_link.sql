@@ -1,4 +1,4 @@
--- Communication link tasks (filled by the cluster/communication ingest).
+-- Communication link tasks (trace_view.json Plane threads, filled right after the trace's events).
 
 CREATE TABLE IF NOT EXISTS link (
     run_id         INTEGER NOT NULL,
@@ -17,8 +17,12 @@ CREATE TABLE IF NOT EXISTS link (
     dur_ns         BIGINT,
     size_bytes     BIGINT,
     bandwidth_gbps DOUBLE,
-    notify_id      VARCHAR
+    notify_id      VARCHAR,
+    op_ts_ns       BIGINT,
+    rdma_type      VARCHAR
 );
+ALTER TABLE link ADD COLUMN IF NOT EXISTS op_ts_ns BIGINT;
+ALTER TABLE link ADD COLUMN IF NOT EXISTS rdma_type VARCHAR;
 COMMENT ON TABLE link IS 'One row per HCCL link task (Memcpy, Reduce_Inline, Notify_Wait, RDMASend ...): trace_view.json Plane threads, HCCL .trace files, hccl_raw_{rank}.csv.';
 COMMENT ON COLUMN link.run_id IS 'Run (run.run_id).';
 COMMENT ON COLUMN link.rank IS 'Rank that recorded the task.';
@@ -34,6 +38,8 @@ COMMENT ON COLUMN link.transport_type IS 'args "transport type": SDMA, RDMA or L
 COMMENT ON COLUMN link.link_type IS 'args "link type": HCCS, PCIE, ROCE, SIO, ON_CHIP, HCCS_SW ...';
 COMMENT ON COLUMN link.ts_ns IS 'Task start, integer ns.';
 COMMENT ON COLUMN link.dur_ns IS 'Task duration, integer ns.';
-COMMENT ON COLUMN link.size_bytes IS 'Bytes moved (args "size(Byte)"; hex strings decoded); NULL for notify tasks.';
+COMMENT ON COLUMN link.size_bytes IS 'Bytes moved: args "size(Byte)" (an integer; a string is read as hex, as MindSpore does for older data); 0 for notify tasks, NULL if absent.';
 COMMENT ON COLUMN link.bandwidth_gbps IS 'args "bandwidth(GB/s)" as written by the profiler (GB = 10^9 B); NULL if absent.';
 COMMENT ON COLUMN link.notify_id IS 'args "notify_id" as text (can be 2^64-1).';
+COMMENT ON COLUMN link.op_ts_ns IS 'Start of the op slice the task belongs to (ts of the "Group <g> Communication" slice), integer ns; with op_name it identifies one op execution. NULL if no op slice holds the task.';
+COMMENT ON COLUMN link.rdma_type IS 'args "rdma type" when the profiler writes it (RDMA_SEND_PAYLOAD, RDMA_SEND_NOTIFY); NULL otherwise.';

@@ -89,9 +89,9 @@ WITH findings AS (
     HAVING count(*) > 1 AND min(ops) <> max(ops)
     UNION ALL
     SELECT 'warning', 'comm_profiler_difference', run_name, rank, step,
-           greatest(abs(coalesce(elapse_diff_ns, 0)), abs(coalesce(transit_diff_ns, 0)), abs(coalesce(wait_diff_ns, 0)),
-                    abs(coalesce(synchronization_diff_ns, 0)), abs(coalesce(idle_diff_ns, 0))),
-           'comm_op ' || op_name || ' differs from communication.json beyond max(1 us, 0.1 %)'
+           CASE WHEN metric LIKE '%\_ns' ESCAPE '\' THEN CAST(abs(diff) AS BIGINT) END,
+           'comm_op ' || op_name || ' ' || metric || coalesce(' (' || transport_type || ')', '')
+           || ' differs from communication.json beyond its tolerance'
     FROM comm_op_check
     WHERE status = 'differs'
 )

@@ -1,30 +1,69 @@
--- comm_matrix — bytes, time and bandwidth per link (src rank → dst rank) of each communication op.
--- Grain:     one row per (run, step, op, src rank, dst rank, transport); the tasks of every rank
---            of the run are summed per link, as msprof-analyze's cluster matrix does.
--- Source:    link (Memcpy / Reduce_Inline / RDMA payload tasks of all planes: args "src rank",
---            "dst rank", "size(Byte)", "link type").
--- Reference: communication_matrix.json (CANN msprof, analyses.md §5.1): link "src-dst" with
---            group-local ranks, 4294967295 = the task's own rank (self link), on-chip copies as
---            transport LOCAL, HCCS_SW folded into HCCS; bandwidth = size / time.
---            comm_matrix_summary gives the file's <type>-top1/-middle/-bottomK/-total entries.
--- Units:     transit_size_bytes bytes; transit_ns integer ns; bandwidth_gbps GB/s (10^9 B/s).
+-- comm_matrix — how much each communication op sent over each link (source rank → destination
+-- rank), how long that took and at what bandwidth.
+-- Grain:     one row per (run, rank, step, op execution, src_rank, dst_rank).
+-- Source:    link via tracedb_internal.comm_task (trace_view.json HCCL Plane tasks, all planes).
+-- Reference: communication_matrix.json per-op links (CANN msprof communication_matrix_parser,
+--            analyses.md §5.1): tasks with a valid source rank (≠ 4294967295); SDMA copies
+--            (Memcpy/Reduce_Inline, transport SDMA, ON_CHIP included) and RDMA windows (see
+--            comm_task). dst 4294967295 is booked on the self link src-src. Transport: ON_CHIP →
+--            LOCAL, HCCS_SW → HCCS, else the link type; RDMA windows RDMA; the last task's wins.
+--            Ranks are group-local. Σ over the ops of a type = the "<type>-total" entries
+--            (comm_matrix_summary).
+-- Units:     *_bytes bytes; *_ns integer nanoseconds; bandwidth_gbps = bytes / ns (GB/s), 4
+--            decimals.
 CREATE OR REPLACE VIEW comm_matrix AS
+WITH packet AS (
+    SELECT
+        run_id, rank, file_id, step, group_name, op_name, op_ts_ns, ts_ns, src_rank,
+        CASE WHEN dst_rank = 4294967295 THEN src_rank ELSE dst_rank END AS dst_rank,
+        CASE
+            WHEN starts_rdma_window THEN 'RDMA'
+            WHEN link_type = 'ON_CHIP' THEN 'LOCAL'
+            WHEN link_type = 'HCCS_SW' THEN 'HCCS'
+            ELSE link_type
+        END AS transport_type,
+        CASE WHEN starts_rdma_window THEN rdma_window_bytes ELSE coalesce(size_bytes, 0) END AS size_bytes,
+        CASE WHEN starts_rdma_window THEN rdma_window_ns ELSE dur_ns END AS transit_ns
+    FROM tracedb_internal.comm_task
+    WHERE (is_sdma_copy OR starts_rdma_window)
+      AND src_rank IS NOT NULL AND src_rank <> 4294967295 AND dst_rank IS NOT NULL
+),
+per_link AS (
+    SELECT
+        run_id, rank, file_id, op_ts_ns, op_name, src_rank, dst_rank,
+        any_value(step) AS step,
+        any_value(group_name) AS group_name,
+        arg_max(transport_type, ts_ns) AS transport_type,
+        sum(size_bytes) AS transit_size_bytes,
+        sum(transit_ns) AS transit_ns,
+        count(*) AS packet_count
+    FROM packet
+    GROUP BY run_id, rank, file_id, op_ts_ns, op_name, src_rank, dst_rank
+)
 SELECT
-    r.run_name::VARCHAR                                           AS run_name,            -- run name
-    min(t.step)::INTEGER                                          AS step,                -- step number; NULL without steps
-    t.group_name::VARCHAR                                         AS group_name,          -- communication group
-    t.op_name::VARCHAR                                            AS op_name,             -- HCCL op
-    t.src_rank::BIGINT                                            AS src_rank,            -- source rank (group-local)
-    t.dst_rank::BIGINT                                            AS dst_rank,            -- destination rank (group-local; the source itself for on-chip and 4294967295)
-    t.transport_type::VARCHAR                                     AS transport_type,      -- LOCAL, HCCS, PCIE, SIO, RDMA
-    sum(coalesce(t.size_bytes, 0))::BIGINT                        AS transit_size_bytes,  -- bytes moved on the link
-    sum(t.dur_ns)::BIGINT                                         AS transit_ns,          -- Σ transfer durations on the link, ns
-    CASE WHEN sum(t.dur_ns) > 0 THEN sum(coalesce(t.size_bytes, 0)) / sum(t.dur_ns) END::DOUBLE
-                                                                  AS bandwidth_gbps,      -- bytes / ns = GB/s
-    count(*)::BIGINT                                              AS transfer_count,      -- transfer tasks
-    count(DISTINCT t.rank)::BIGINT                                AS reported_by_ranks    -- ranks whose traces hold tasks of this link
-FROM tracedb_internal.comm_task AS t
-JOIN run AS r ON r.run_id = t.run_id
-WHERE t.is_transfer
-GROUP BY r.run_name, t.group_name, t.op_name, t.src_rank, t.dst_rank, t.transport_type
-ORDER BY run_name, op_name, src_rank, dst_rank;
+    r.run_name::VARCHAR                         AS run_name,            -- run name
+    m.rank::INTEGER                             AS rank,                -- global rank that recorded the op
+    m.step::INTEGER                             AS step,                -- step of the op (as in comm_op)
+    m.group_name::VARCHAR                       AS group_name,          -- HCCL group as the trace names it
+    m.op_name::VARCHAR                          AS op_name,             -- HCCL op name
+    lower(split_part(m.op_name, '_', 2))::VARCHAR
+                                                AS op_type,             -- second "_" token of the name, lower case
+    (CASE
+        WHEN lower(m.op_name) LIKE 'hcom_send%' OR lower(m.op_name) LIKE 'hcom_receive%'
+             OR lower(m.op_name) LIKE 'hcom_batchsendrecv%' THEN 'p2p'
+        ELSE 'collective'
+     END)::VARCHAR                              AS comm_kind,           -- p2p or collective
+    m.op_ts_ns::BIGINT                          AS op_start_ns,         -- op slice start, ns (tells repeated executions apart)
+    m.src_rank::BIGINT                          AS src_rank,            -- group-local source rank
+    m.dst_rank::BIGINT                          AS dst_rank,            -- group-local destination rank (= src_rank for on-chip copies)
+    m.transport_type::VARCHAR                   AS transport_type,      -- LOCAL, HCCS, PCIE, SIO or RDMA
+    m.transit_size_bytes::BIGINT                AS transit_size_bytes,  -- bytes moved on the link
+    m.transit_ns::BIGINT                        AS transit_ns,          -- Σ transfer time on the link, ns
+    (CASE WHEN m.transit_ns = 0 THEN 0
+          ELSE round(m.transit_size_bytes / m.transit_ns, 4) END)::DOUBLE
+                                                AS bandwidth_gbps,      -- bytes / ns = GB/s
+    m.packet_count::BIGINT                      AS packet_count         -- transfers on the link (SDMA copies, RDMA windows)
+FROM per_link AS m
+JOIN run AS r
+    ON r.run_id = m.run_id
+ORDER BY run_name, rank, op_start_ns, op_name, src_rank, dst_rank;

@@ -1,63 +1,88 @@
--- comm_op — each communication op split into transit, wait, synchronization and idle time.
--- Grain:     one row per (run, rank, step, communication op) with link tasks.
--- Source:    link (HCCL tasks of the trace_view.json Plane threads: name, ts, dur, args
---            "transport type", "link type").
--- Reference: communication.json "Communication Time Info" (CANN msprof, analyses.md §4.1):
---            on the op's master plane, Transit = Σ dur of transfers over a link (not on-chip),
---            Wait = Σ dur of Notify_Wait, Synchronization = Σ dur of the Notify_Wait before the
---            first transit task; Elapse = last task end − first task start over all planes;
---            Idle = Elapse − Transit − Wait; ratios = Wait/(Wait+Transit) and
---            Sync/(Sync+Transit), 4 decimals, 0 when the denominator is 0. Checked against
---            the profiler by comm_op_check.
--- Units:     *_ns integer nanoseconds; ratios 0–1.
+-- comm_op — how long each communication op took on each rank and how that time splits into
+-- moving data (transit), waiting for peers (wait, of which synchronization) and idle.
+-- Grain:     one row per (run, rank, step, op execution): an op slice of a "Group <g>
+--            Communication" thread that has task rows on its Plane threads.
+-- Source:    link via tracedb_internal.comm_task (trace_view.json HCCL Plane tasks).
+-- Reference: communication.json "Communication Time Info" (CANN msprof, analyses.md §4.1),
+--            recomputed from the tasks: transit = Σ SDMA copies (Memcpy/Reduce_Inline, transport
+--            SDMA, link type ≠ ON_CHIP) + Σ RDMA windows on the master plane; wait = Σ Notify_Wait
+--            on the master plane outside RDMA windows; synchronization = those Notify_Wait before
+--            the plane's first transfer (all of them when there is none); idle = elapse − transit
+--            − wait; start and elapse = first task start and last task end over all planes of the
+--            op (the corpus files: plane 0 carries the op's first and last task, and CANN's older
+--            parser took the start over all planes). Master plane: see comm_task. Compared
+--            with the file in comm_op_check.
+-- Units:     *_ns integer nanoseconds; *_ratio 0–1 rounded to 4 decimals (0 when the
+--            denominator is 0).
 CREATE OR REPLACE VIEW comm_op AS
-WITH master AS (
+WITH op AS (
     SELECT
-        run_id, rank, op_name,
-        min(ts_ns) FILTER (WHERE is_transit) AS first_transit_ns
+        run_id, rank, file_id, op_ts_ns, op_name,
+        any_value(step) AS step,
+        any_value(group_name) AS group_name,
+        min(ts_ns) AS start_ns,
+        max(ts_ns + dur_ns) AS end_ns
+    FROM tracedb_internal.comm_task
+    GROUP BY run_id, rank, file_id, op_ts_ns, op_name
+),
+master AS (
+    SELECT
+        *,
+        (is_sdma_copy AND link_type IS DISTINCT FROM 'ON_CHIP') AS is_sdma_transit,
+        min(CASE WHEN (is_sdma_copy AND link_type IS DISTINCT FROM 'ON_CHIP') OR starts_rdma_window
+                 THEN seq END) OVER (PARTITION BY run_id, rank, file_id, op_ts_ns, op_name) AS first_transit_seq
     FROM tracedb_internal.comm_task
     WHERE is_master_plane
-    GROUP BY run_id, rank, op_name
 ),
-per_op AS (
+parts AS (
     SELECT
-        t.run_id, t.rank, min(t.step) AS step, any_value(t.group_name) AS group_name, t.op_name,
-        min(t.ts_ns) AS start_ns,
-        max(t.ts_ns + t.dur_ns) - min(t.ts_ns) AS elapse_ns,
-        coalesce(sum(t.dur_ns) FILTER (WHERE t.is_master_plane AND t.is_transit), 0) AS transit_ns,
-        coalesce(sum(t.dur_ns) FILTER (WHERE t.is_master_plane AND t.task_name = 'Notify_Wait'), 0) AS wait_ns,
-        coalesce(sum(t.dur_ns) FILTER (WHERE t.is_master_plane AND t.task_name = 'Notify_Wait'
-                                        AND (m.first_transit_ns IS NULL OR t.ts_ns < m.first_transit_ns)), 0)
-            AS synchronization_ns,
-        count(DISTINCT t.plane_id) AS plane_count
-    FROM tracedb_internal.comm_task AS t
-    JOIN master AS m ON m.run_id = t.run_id AND m.rank = t.rank AND m.op_name = t.op_name
-    GROUP BY t.run_id, t.rank, t.op_name
+        run_id, rank, file_id, op_ts_ns, op_name,
+        sum(CASE WHEN is_sdma_transit THEN dur_ns ELSE 0 END)
+            + sum(coalesce(rdma_window_ns, 0)) AS transit_ns,
+        sum(CASE WHEN task_name = 'Notify_Wait' AND NOT in_rdma_window THEN dur_ns ELSE 0 END) AS wait_ns,
+        sum(CASE WHEN task_name = 'Notify_Wait' AND NOT in_rdma_window
+                      AND (first_transit_seq IS NULL OR seq < first_transit_seq)
+                 THEN dur_ns ELSE 0 END) AS synchronization_ns
+    FROM master
+    GROUP BY run_id, rank, file_id, op_ts_ns, op_name
+),
+joined AS (
+    SELECT
+        o.*,
+        o.end_ns - o.start_ns AS elapse_ns,
+        coalesce(p.transit_ns, 0) AS transit_ns,
+        coalesce(p.wait_ns, 0) AS wait_ns,
+        coalesce(p.synchronization_ns, 0) AS synchronization_ns
+    FROM op AS o
+    LEFT JOIN parts AS p
+        ON p.run_id = o.run_id AND p.rank = o.rank AND p.file_id = o.file_id
+        AND p.op_ts_ns = o.op_ts_ns AND p.op_name = o.op_name
 )
 SELECT
-    r.run_name::VARCHAR                                                   AS run_name,               -- run name
-    p.rank::INTEGER                                                       AS rank,                   -- global rank that recorded the op
-    p.step::INTEGER                                                       AS step,                   -- step number; NULL without steps
-    p.group_name::VARCHAR                                                 AS group_name,             -- communication group (trace thread "Group <g> Communication")
-    p.op_name::VARCHAR                                                    AS op_name,                -- HCCL op, e.g. hcom_allReduce__586_0_1
-    split_part(p.op_name, '_', 2)::VARCHAR                                AS op_type,                -- op type: second _ token of the name (allReduce, broadcast, send ...)
-    CASE WHEN lower(p.op_name) LIKE 'hcom\_send%' ESCAPE '\'
-           OR lower(p.op_name) LIKE 'hcom\_receive%' ESCAPE '\'
-           OR lower(p.op_name) LIKE 'hcom\_batchsendrecv%' ESCAPE '\'
-         THEN 'p2p' ELSE 'collective' END::VARCHAR                        AS comm_kind,              -- p2p (send, receive, batchsendrecv) or collective
-    p.start_ns::BIGINT                                                    AS start_ns,               -- first task start over all planes, ns since the epoch
-    p.elapse_ns::BIGINT                                                   AS elapse_ns,              -- Elapse Time: last task end − first task start, ns
-    p.transit_ns::BIGINT                                                  AS transit_ns,             -- Transit Time: transfers over a link on the master plane, ns
-    p.wait_ns::BIGINT                                                     AS wait_ns,                -- Wait Time: Notify_Wait on the master plane, ns
-    p.synchronization_ns::BIGINT                                          AS synchronization_ns,     -- Synchronization Time: Notify_Wait before the first transit task, ns
-    (p.elapse_ns - p.transit_ns - p.wait_ns)::BIGINT                      AS idle_ns,                -- Idle Time: Elapse − Transit − Wait, ns
-    CASE WHEN p.wait_ns + p.transit_ns > 0
-         THEN round(p.wait_ns / (p.wait_ns + p.transit_ns), 4) ELSE 0 END::DOUBLE
-                                                                          AS wait_ratio,             -- Wait Time Ratio: Wait / (Wait + Transit), 4 decimals
-    CASE WHEN p.synchronization_ns + p.transit_ns > 0
-         THEN round(p.synchronization_ns / (p.synchronization_ns + p.transit_ns), 4) ELSE 0 END::DOUBLE
-                                                                          AS synchronization_ratio,  -- Synchronization Time Ratio: Sync / (Sync + Transit), 4 decimals
-    p.plane_count::BIGINT                                                 AS plane_count             -- planes the op's tasks ran on
-FROM per_op AS p
-JOIN run AS r ON r.run_id = p.run_id
-ORDER BY r.run_name, p.rank, p.start_ns;
+    r.run_name::VARCHAR                                AS run_name,               -- run name
+    j.rank::INTEGER                                    AS rank,                   -- global rank that recorded the op
+    j.step::INTEGER                                    AS step,                   -- step of the op (kernel step of the same HCCL op, else the step window holding its start)
+    j.group_name::VARCHAR                              AS group_name,             -- HCCL group as the trace names it ("Group <g> Communication")
+    j.op_name::VARCHAR                                 AS op_name,                -- HCCL op name, e.g. hcom_allReduce__586_0_1
+    lower(split_part(j.op_name, '_', 2))::VARCHAR      AS op_type,                -- second "_" token of the name, lower case (allreduce, send, ...)
+    (CASE
+        WHEN lower(j.op_name) LIKE 'hcom_send%' OR lower(j.op_name) LIKE 'hcom_receive%'
+             OR lower(j.op_name) LIKE 'hcom_batchsendrecv%' THEN 'p2p'
+        ELSE 'collective'
+     END)::VARCHAR                                     AS comm_kind,              -- p2p (send, receive, batchSendRecv) or collective
+    j.start_ns::BIGINT                                 AS start_ns,               -- first task start, ns since the epoch
+    j.elapse_ns::BIGINT                                AS elapse_ns,              -- last task end − first task start, ns
+    j.transit_ns::BIGINT                               AS transit_ns,             -- time moving data on the master plane, ns
+    j.wait_ns::BIGINT                                  AS wait_ns,                -- Notify_Wait time on the master plane, ns
+    j.synchronization_ns::BIGINT                       AS synchronization_ns,     -- Notify_Wait before the first transfer, ns
+    (j.elapse_ns - j.transit_ns - j.wait_ns)::BIGINT   AS idle_ns,                -- elapse − transit − wait, ns
+    (CASE WHEN j.wait_ns + j.transit_ns = 0 THEN 0
+          ELSE round(j.wait_ns / (j.wait_ns + j.transit_ns), 4) END)::DOUBLE
+                                                       AS wait_ratio,             -- wait / (wait + transit)
+    (CASE WHEN j.synchronization_ns + j.transit_ns = 0 THEN 0
+          ELSE round(j.synchronization_ns / (j.synchronization_ns + j.transit_ns), 4) END)::DOUBLE
+                                                       AS synchronization_ratio   -- synchronization / (synchronization + transit)
+FROM joined AS j
+JOIN run AS r
+    ON r.run_id = j.run_id
+ORDER BY run_name, rank, start_ns, op_name;

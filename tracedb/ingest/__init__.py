@@ -20,13 +20,14 @@ from .. import registry
 from ..progress import Bar, watch
 from ..errors import InputError, TracedbError
 from ..schema import apply_schema
-from . import comm
 from . import events as ev
 from . import memory as mem
 from . import kernels as kn
 from .detect import RankInput, detect
 from .jsonsource import event_array, is_gzip, object_span
+from .communication import ingest_communication, ingest_communication_matrix
 from .kernel_details import ingest_kernel_details
+from .links import insert_links, set_link_steps
 from .metadata import fill_kineto_rank
 from .step_trace import ingest_step_trace_time
 
@@ -162,13 +163,14 @@ class _Ingest:
                 with event_array(path) as (read_path, _), watch(self.con, path.name, self.bar):
                     n = ev.insert_events(self.con, path, read_path, run_id, rank, file_id, split=self.split)
                 ev.insert_steps(self.con, run_id, rank, file_id)
+                links = insert_links(self.con, run_id, rank, file_id)
+                if links:
+                    self.report.add("link", links)
                 dev = ev.npu_device_id(self.con, file_id)
                 if dev is not None:
                     unit.device_id = dev
-                links = comm.insert_trace_links(self.con, run_id, rank, file_id)
                 self.record_file(file_id, run_id, rank, "trace_view", path, sha, n)
                 self.report.add("event", n)
-                self.report.add("link", links)
                 self.done(t0, size, n, "events" + (f", {links:,} link tasks" if links else ""))
                 trace_file_id = file_id
         if "kernel_details" in files:
@@ -200,15 +202,7 @@ class _Ingest:
             if not has_step:
                 kn.attribute_steps_by_window(self.con, run_id, rank, file_id)
         kn.refresh_step_windows(self.con, run_id, rank)
-        comm.refresh_link_steps(self.con, run_id, rank)
-        for fmt, reader, table in (("communication", comm.ingest_communication, "profiler_comm_op"),
-                                   ("communication_matrix", comm.ingest_communication_matrix, "profiler_comm_matrix")):
-            if fmt in files:
-                file_id, sha = self.claim_file(run_id, rank, fmt, files[fmt])
-                if file_id is not None:
-                    n = reader(self.con, files[fmt], run_id, rank, file_id)
-                    self.record_file(file_id, run_id, rank, fmt, files[fmt], sha, n)
-                    self.report.add(table, n)
+        set_link_steps(self.con, run_id, rank)
         rank_dir = unit.source if unit.source.is_dir() else None
         for fmt, reader in (("memory_record", mem.ingest_memory_record),
                             ("operator_memory", mem.ingest_operator_memory),
@@ -226,6 +220,14 @@ class _Ingest:
                 n = ingest_step_trace_time(self.con, path, run_id, rank, file_id)
                 self.record_file(file_id, run_id, rank, "step_trace_time", path, sha, n)
                 self.report.add("profiler_step_trace", n)
+        for fmt, reader, table in (("communication", ingest_communication, "profiler_comm_op"),
+                                   ("communication_matrix", ingest_communication_matrix, "profiler_comm_matrix")):
+            if fmt in files:
+                file_id, sha = self.claim_file(run_id, rank, fmt, files[fmt])
+                if file_id is not None:
+                    n = reader(self.con, files[fmt], run_id, rank, file_id)
+                    self.record_file(file_id, run_id, rank, fmt, files[fmt], sha, n)
+                    self.report.add(table, n)
         for meta in ("profiler_info", "profiler_metadata"):
             if meta in files:
                 file_id, sha = self.claim_file(run_id, rank, meta, files[meta])

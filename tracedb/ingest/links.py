@@ -1,0 +1,134 @@
+"""HCCL link tasks of one trace_view.json → ``link``, in one INSERT … SELECT (formats.md §6.3).
+
+Task slices are the X events on ``Plane <k>`` threads of the ``Communication``/``HCCL`` process.
+Each plane thread belongs to the ``Group <g> Communication`` (or ``Group <g> Aicpu
+Communication``/``Communication``) thread that precedes it in display order — thread_sort_index,
+else the numeric tid — as msprof-analyze assigns them; planes with no preceding group row take
+the first group row of the process (2023-era CANN put planes at tid 0, 1, … and the op row at a
+large tid). A task belongs to the op slice of its group thread whose [ts, ts + dur] holds the
+task start (the latest such op if several do).
+"""
+from __future__ import annotations
+
+import duckdb
+
+from .kernels import HCCL_PROCESSES
+
+_PROCS = ", ".join(f"'{p}'" for p in HCCL_PROCESSES)
+
+
+def _arg(key: str) -> str:
+    return f"json_extract_string(args, '$.\"{key}\"')"
+
+
+def insert_links(con: duckdb.DuckDBPyConnection, run_id: int, rank: int, file_id: int) -> int:
+    """Insert the link tasks of trace file ``file_id``; returns the number of rows.
+
+    The step is filled later by :func:`set_link_steps` (it needs the kernels' steps).
+    """
+    size = _arg("size(Byte)")
+    con.execute(f"""
+        INSERT INTO link (run_id, rank, file_id, step, group_name, op_name, plane_id, task_name,
+                          src_rank, dst_rank, transport_type, link_type, ts_ns, dur_ns, size_bytes,
+                          bandwidth_gbps, notify_id, op_ts_ns, rdma_type)
+        WITH threads AS (
+            SELECT pid, tid, any_value(thread_name) AS thread_name,
+                   coalesce(max(TRY_CAST(json_extract_string(args, '$.sort_index') AS BIGINT))
+                                FILTER (WHERE ph = 'M' AND name = 'thread_sort_index'),
+                            max(TRY_CAST(tid AS BIGINT))) AS sort_key,
+                   TRY_CAST(tid AS BIGINT) AS tid_num
+            FROM event
+            WHERE file_id = ? AND process_name IN ({_PROCS}) AND thread_name IS NOT NULL
+            GROUP BY pid, tid
+        ),
+        group_rows AS (
+            SELECT pid, tid, sort_key, tid_num,
+                   nullif(regexp_extract(thread_name, '^Group (.+?) (Aicpu )?Communication$', 1), '')
+                       AS group_name
+            FROM threads
+            WHERE thread_name LIKE '%Communication%'
+        ),
+        planes AS (
+            SELECT pid, tid, sort_key, tid_num,
+                   TRY_CAST(regexp_extract(thread_name, '^Plane (\\d+)$', 1) AS INTEGER) AS plane_id
+            FROM threads
+            WHERE regexp_full_match(thread_name, 'Plane \\d+')
+        ),
+        plane_group AS (
+            SELECT p.pid, p.tid, p.plane_id,
+                   coalesce(
+                       arg_max(g.tid, struct_pack(k := g.sort_key, t := g.tid_num))
+                           FILTER (WHERE struct_pack(k := g.sort_key, t := g.tid_num)
+                                         <= struct_pack(k := p.sort_key, t := p.tid_num)),
+                       arg_min(g.tid, struct_pack(k := g.sort_key, t := g.tid_num))) AS group_tid
+            FROM planes AS p
+            JOIN group_rows AS g ON g.pid = p.pid
+            GROUP BY p.pid, p.tid, p.plane_id
+        ),
+        planes_grouped AS (
+            SELECT p.pid, p.tid, p.plane_id, pg.group_tid, g.group_name
+            FROM planes AS p
+            LEFT JOIN plane_group AS pg ON pg.pid = p.pid AND pg.tid = p.tid
+            LEFT JOIN group_rows AS g ON g.pid = p.pid AND g.tid = pg.group_tid
+        ),
+        ops AS (
+            SELECT pid, tid, name AS op_name, ts_ns, ts_ns + coalesce(dur_ns, 0) AS end_ns
+            FROM event
+            WHERE file_id = ? AND ph = 'X' AND process_name IN ({_PROCS})
+              AND thread_name LIKE '%Communication%' AND ts_ns IS NOT NULL
+        ),
+        tasks AS (
+            SELECT e.*, pg.plane_id, pg.group_tid, pg.group_name
+            FROM event AS e
+            JOIN planes_grouped AS pg ON pg.pid = e.pid AND pg.tid = e.tid
+            WHERE e.file_id = ? AND e.ph = 'X' AND e.process_name IN ({_PROCS}) AND e.ts_ns IS NOT NULL
+        ),
+        task_op AS (
+            SELECT t.pid, t.tid, t.ts_ns, t.name,
+                   arg_max(o.op_name, o.ts_ns) AS op_name, max(o.ts_ns) AS op_ts_ns
+            FROM tasks AS t
+            JOIN ops AS o
+              ON o.pid = t.pid AND o.tid = t.group_tid AND t.ts_ns >= o.ts_ns AND t.ts_ns <= o.end_ns
+            GROUP BY t.pid, t.tid, t.ts_ns, t.name
+        )
+        SELECT ?, ?, ?, NULL, t.group_name, o.op_name, t.plane_id,
+               replace(trim(t.name), ' ', '_'),
+               TRY_CAST({_arg('src rank')} AS BIGINT),
+               TRY_CAST({_arg('dst rank')} AS BIGINT),
+               {_arg('transport type')},
+               {_arg('link type')},
+               t.ts_ns, t.dur_ns,
+               CASE WHEN json_type(t.args, '$."size(Byte)"') = 'VARCHAR'
+                    THEN TRY_CAST('0x' || regexp_replace(lower(trim({size})), '^0x', '') AS BIGINT)
+                    ELSE TRY_CAST(TRY_CAST({size} AS DOUBLE) AS BIGINT) END,
+               TRY_CAST({_arg('bandwidth(GB/s)')} AS DOUBLE),
+               {_arg('notify_id')},
+               o.op_ts_ns,
+               {_arg('rdma type')}
+        FROM tasks AS t
+        LEFT JOIN task_op AS o ON o.pid = t.pid AND o.tid = t.tid AND o.ts_ns = t.ts_ns AND o.name = t.name
+    """, [file_id, file_id, file_id, run_id, rank, file_id])
+    return con.execute("SELECT count(*) FROM link WHERE file_id = ?", [file_id]).fetchone()[0]
+
+
+def set_link_steps(con: duckdb.DuckDBPyConnection, run_id: int, rank: int) -> None:
+    """Step of every link task of (run, rank): the step of its op — the HCCL op kernel with the
+    same name and start (kernel.step), else the step whose [host start, next host start) holds
+    the op start (the kernels' window rule)."""
+    con.execute("""
+        UPDATE link SET step = s.step
+        FROM (
+            SELECT o.op_name, o.op_ts_ns,
+                   coalesce(
+                       (SELECT min(k.step) FROM kernel AS k
+                        WHERE k.run_id = ? AND k.rank = ? AND k.is_communication
+                          AND k.name = o.op_name AND k.ts_ns = o.op_ts_ns),
+                       (SELECT max(w.step) FROM step AS w
+                        WHERE w.run_id = ? AND w.rank = ? AND w.host_start_ns IS NOT NULL
+                          AND w.host_start_ns <= o.op_ts_ns)) AS step
+            FROM (SELECT DISTINCT op_name, op_ts_ns FROM link
+                  WHERE run_id = ? AND rank = ? AND op_ts_ns IS NOT NULL) AS o
+        ) AS s
+        WHERE link.run_id = ? AND link.rank = ? AND link.op_name = s.op_name AND link.op_ts_ns = s.op_ts_ns
+          AND link.step IS DISTINCT FROM s.step
+    """, [run_id, rank, run_id, rank, run_id, rank, run_id, rank])
