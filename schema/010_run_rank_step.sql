@@ -45,13 +45,19 @@ CREATE TABLE IF NOT EXISTS step (
     host_end_ns     BIGINT,
     device_start_ns BIGINT,
     device_end_ns   BIGINT,
+    fp_ns           BIGINT,
+    bp_ns           BIGINT,
     PRIMARY KEY (run_id, rank, step)
 );
-COMMENT ON TABLE step IS 'One row per (run, rank, step). Host window from the framework ProfilerStep#N slice (trace_view.json / Kineto); device window from the kernels attributed to the step.';
+ALTER TABLE step ADD COLUMN IF NOT EXISTS fp_ns BIGINT;
+ALTER TABLE step ADD COLUMN IF NOT EXISTS bp_ns BIGINT;
+COMMENT ON TABLE step IS 'One row per (run, rank, step). Host window from the framework ProfilerStep#N slice (trace_view.json / Kineto); device window from the kernels attributed to the step, or (MindSpore) from step_trace_raw_{rank}_detail_time.csv start_point/end_point.';
 COMMENT ON COLUMN step.run_id IS 'Run (run.run_id).';
 COMMENT ON COLUMN step.rank IS 'Rank (rank.rank).';
 COMMENT ON COLUMN step.step IS 'Step number N of ProfilerStep#N (kernel_details.csv Step Id uses the same number).';
 COMMENT ON COLUMN step.host_start_ns IS 'Start of ProfilerStep#N on the host, integer ns since the epoch (trace ts, exact).';
 COMMENT ON COLUMN step.host_end_ns IS 'End of ProfilerStep#N on the host (ts + dur), integer ns.';
-COMMENT ON COLUMN step.device_start_ns IS 'Start of the first kernel attributed to the step, integer ns; NULL if the step has no kernel.';
-COMMENT ON COLUMN step.device_end_ns IS 'End of the last kernel attributed to the step, integer ns; NULL if the step has no kernel.';
+COMMENT ON COLUMN step.device_start_ns IS 'Start of the first kernel attributed to the step, integer ns; NULL if the step has no kernel. MindSpore: step_trace_raw start_point x 10 ns (device counter time, the clock of HCCL .trace files).';
+COMMENT ON COLUMN step.device_end_ns IS 'End of the last kernel attributed to the step, integer ns; NULL if the step has no kernel. MindSpore: end_point x 10 ns.';
+COMMENT ON COLUMN step.fp_ns IS 'MindSpore step_trace_raw fp_point (forward start) x 10 ns, device counter time (not epoch); NULL elsewhere.';
+COMMENT ON COLUMN step.bp_ns IS 'MindSpore step_trace_raw bp_point (backward end) x 10 ns, device counter time; NULL elsewhere and in inference files.';

@@ -28,5 +28,8 @@ SELECT
 FROM gaps AS g
 JOIN run AS r
     ON r.run_id = g.run_id
+LEFT JOIN tracedb_internal.comm_only_step AS u
+    ON u.run_id = g.run_id AND u.rank = g.rank AND u.step = g.step
 WHERE g.end_ns IS NOT NULL
+  AND u.run_id IS NULL   -- computing unknown (MindSpore step_trace_raw only): no free time to report
 ORDER BY r.run_name, g.rank, g.step, g.start_ns;

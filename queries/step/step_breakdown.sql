@@ -2,8 +2,9 @@
 -- Grain:     one row per (run, rank, step); a rank without step markers gets one row for its
 --            whole window with step NULL.
 -- Source:    kernel (kernel_details.csv "Start Time(us)"/"Duration(us)"/"Accelerator Core",
---            trace_view.json Ascend Hardware/HCCL slices, Kineto kernel events); step
---            (ProfilerStep#N host window); event (first framework op, for runs without steps).
+--            trace_view.json Ascend Hardware/HCCL slices, Kineto kernel events, MindSpore
+--            step_trace_raw comm-op columns); step (ProfilerStep#N host window; MindSpore
+--            step_trace_raw points); event (first framework op, for runs without steps).
 -- Reference: torch_npu step_trace_time.csv (analyses.md §1.1–1.2), recomputed from kernel
 --            intervals, never copied from "Overlap Analysis" slices: Computing = |U(compute)|,
 --            Communication = |U(comm ops)|, Not Overlapped = |U(comm) \ U(compute)|,
@@ -12,7 +13,10 @@
 --            max(Not Overlapped − Bubble, 0), Preparing = first kernel start − ProfilerStep#N
 --            host start. Kernels belong to the step of kernel.step (by kernel start, no
 --            clipping). GPU runs: NCCL kernels are communication (msprof-analyze GPU path,
---            without its 1 µs quantisation).
+--            without its 1 µs quantisation). MindSpore step_trace_raw runs (analyses.md §1.5):
+--            the step is [start_point, end_point) × 10 ns, iteration_interval = fp − start,
+--            fp_and_bp = bp − fp, tail = end − bp; its comm-op columns are the communication
+--            intervals; computing, overlap and free are NULL unless computing kernels are known.
 -- Units:     *_ns integer nanoseconds; computing + not overlapped + free = stage + bubble.
 CREATE OR REPLACE VIEW step_breakdown AS
 WITH window_per_step AS (
@@ -36,6 +40,30 @@ communication AS (
     FROM tracedb_internal.comm_exclusive
     GROUP BY run_id, rank, step
 ),
+mindspore_step AS (
+    -- MindSpore step_trace_raw points: the step window and fp/bp
+    SELECT run_id, rank, step, device_start_ns, device_end_ns, fp_ns, bp_ns
+    FROM step
+    WHERE fp_ns IS NOT NULL OR bp_ns IS NOT NULL
+),
+windows AS (
+    SELECT
+        coalesce(w.run_id, m.run_id) AS run_id,
+        coalesce(w.rank, m.rank) AS rank,
+        coalesce(w.step, m.step) AS step,
+        coalesce(m.device_start_ns, w.start_ns) AS start_ns,
+        coalesce(m.device_end_ns, w.end_ns) AS end_ns,
+        coalesce(w.kernel_count, 0) AS kernel_count,
+        coalesce(w.communication_op_count, 0) AS communication_op_count,
+        coalesce(w.bubble_ns, 0) AS bubble_ns,
+        m.fp_ns, m.bp_ns,
+        -- computing is known when the step has computing kernels or is not a MindSpore
+        -- step_trace_raw step (which has communication intervals only)
+        (m.run_id IS NULL OR coalesce(w.kernel_count, 0) > coalesce(w.communication_op_count, 0)) AS has_computing
+    FROM window_per_step AS w
+    FULL OUTER JOIN mindspore_step AS m
+        ON m.run_id = w.run_id AND m.rank = w.rank AND m.step = w.step
+),
 first_host_op AS (
     SELECT run_id, rank, min(ts_ns) AS ts_ns
     FROM event
@@ -45,12 +73,12 @@ first_host_op AS (
 parts AS (
     SELECT
         w.run_id, w.rank, w.step, w.start_ns, w.end_ns, w.kernel_count, w.communication_op_count,
-        w.bubble_ns,
+        w.bubble_ns, w.fp_ns, w.bp_ns, w.has_computing,
         coalesce(c.computing_ns, 0) AS computing_ns,
         coalesce(m.communication_ns, 0) AS communication_ns,
         coalesce(m.overlapped_ns, 0) AS overlapped_ns,
         coalesce(s.host_start_ns, CASE WHEN w.step IS NULL THEN f.ts_ns END) AS host_start_ns
-    FROM window_per_step AS w
+    FROM windows AS w
     LEFT JOIN computing AS c
         ON c.run_id = w.run_id AND c.rank = w.rank AND c.step IS NOT DISTINCT FROM w.step
     LEFT JOIN communication AS m
@@ -63,23 +91,29 @@ parts AS (
 SELECT
     r.run_name::VARCHAR                                                 AS run_name,                                         -- run name (run.run_name)
     p.rank::INTEGER                                                     AS rank,                                             -- global rank
-    p.step::INTEGER                                                     AS step,                                             -- step number N of ProfilerStep#N; NULL = whole capture without steps
-    p.start_ns::BIGINT                                                  AS step_start_ns,                                    -- first kernel start of the step (device), ns since the epoch
-    p.end_ns::BIGINT                                                    AS step_end_ns,                                      -- last kernel end of the step (device), ns since the epoch
-    p.computing_ns::BIGINT                                              AS computing_ns,                                     -- Computing: union of computing kernels, ns
+    p.step::INTEGER                                                     AS step,                                             -- step number N of ProfilerStep#N (MindSpore: step_num); NULL = whole capture without steps
+    p.start_ns::BIGINT                                                  AS step_start_ns,                                    -- first kernel start of the step (device), ns since the epoch; MindSpore: start_point x 10 ns (device counter)
+    p.end_ns::BIGINT                                                    AS step_end_ns,                                      -- last kernel end of the step (device), ns since the epoch; MindSpore: end_point x 10 ns (device counter)
+    CASE WHEN p.has_computing THEN p.computing_ns END::BIGINT           AS computing_ns,                                     -- Computing: union of computing kernels, ns; NULL when only communication intervals are known (MindSpore step_trace_raw)
     p.communication_ns::BIGINT                                          AS communication_ns,                                 -- Communication: union of communication ops, ns
-    (p.communication_ns - p.overlapped_ns)::BIGINT                      AS communication_not_overlapped_ns,                  -- Communication(Not Overlapped): communication not covered by computing, ns
-    p.overlapped_ns::BIGINT                                             AS overlapped_ns,                                    -- Overlapped: communication covered by computing, ns
-    ((p.end_ns - p.start_ns) - (p.computing_ns + p.communication_ns - p.overlapped_ns))::BIGINT
-                                                                        AS free_ns,                                          -- Free: step span with neither computing nor communication, ns
+    CASE WHEN p.has_computing THEN p.communication_ns - p.overlapped_ns END::BIGINT
+                                                                        AS communication_not_overlapped_ns,                  -- Communication(Not Overlapped): communication not covered by computing, ns; NULL without computing kernels
+    CASE WHEN p.has_computing THEN p.overlapped_ns END::BIGINT          AS overlapped_ns,                                    -- Overlapped: communication covered by computing, ns; NULL without computing kernels
+    CASE WHEN p.has_computing
+         THEN (p.end_ns - p.start_ns) - (p.computing_ns + p.communication_ns - p.overlapped_ns) END::BIGINT
+                                                                        AS free_ns,                                          -- Free: step span with neither computing nor communication, ns; NULL without computing kernels
     p.bubble_ns::BIGINT                                                 AS bubble_ns,                                        -- Bubble: total duration of hcom_receive* ops (pipeline wait), ns
-    greatest(p.communication_ns - p.overlapped_ns - p.bubble_ns, 0)::BIGINT
+    CASE WHEN p.has_computing
+         THEN greatest(p.communication_ns - p.overlapped_ns - p.bubble_ns, 0) END::BIGINT
                                                                         AS communication_not_overlapped_exclude_receive_ns,  -- Communication(Not Overlapped and Exclude Receive), ns
     ((p.end_ns - p.start_ns) - p.bubble_ns)::BIGINT                     AS stage_ns,                                         -- Stage: step span minus Bubble, ns
     (p.start_ns - p.host_start_ns)::BIGINT                              AS preparing_ns,                                     -- Preparing: first kernel start minus ProfilerStep#N host start, ns (NULL without a host step)
-    (p.end_ns - p.start_ns)::BIGINT                                     AS e2e_ns,                                           -- E2E time of the step: last kernel end minus first kernel start, ns
+    (p.end_ns - p.start_ns)::BIGINT                                     AS e2e_ns,                                           -- E2E time of the step: last kernel end minus first kernel start (MindSpore: end_point − start_point), ns
     p.kernel_count::BIGINT                                              AS kernel_count,                                     -- kernels and communication ops in the step
-    p.communication_op_count::BIGINT                                    AS communication_op_count                            -- communication ops in the step
+    p.communication_op_count::BIGINT                                    AS communication_op_count,                           -- communication ops in the step
+    (p.fp_ns - p.start_ns)::BIGINT                                      AS iteration_interval_ns,                            -- MindSpore iteration_interval: fp_point − start_point (data/host wait), ns; NULL for other runs
+    (p.bp_ns - p.fp_ns)::BIGINT                                         AS fp_and_bp_ns,                                     -- MindSpore fp_and_bp: bp_point − fp_point (forward + backward), ns; NULL for other runs
+    (p.end_ns - p.bp_ns)::BIGINT                                        AS tail_ns                                           -- MindSpore tail: end_point − bp_point (after backward: gradient update ...), ns; NULL for other runs
 FROM parts AS p
 JOIN run AS r
     ON r.run_id = p.run_id

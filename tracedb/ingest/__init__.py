@@ -22,6 +22,7 @@ from ..errors import InputError, TracedbError
 from ..schema import apply_schema
 from . import events as ev
 from . import memory as mem
+from . import mindspore as ms
 from . import kernels as kn
 from .detect import RankInput, detect
 from .jsonsource import event_array, is_gzip, object_span
@@ -235,6 +236,27 @@ class _Ingest:
                     self.record_file(file_id, run_id, rank, meta, files[meta], sha, 0)
         self.upsert_rank(run_id, unit)
 
+    def mindspore(self, run_id: int, unit: RankInput) -> None:
+        """A rank of a MindSpore flat profiler/ folder: step_trace_raw first (the .trace files
+        take their steps from its windows), then hccl_raw and the HCCL .trace files."""
+        rank = unit.rank
+        for fmt, reader, table in (("step_trace_raw", ms.ingest_step_trace_raw, "step"),
+                                   ("hccl_raw", ms.ingest_hccl_raw, "link")):
+            if fmt in unit.files:
+                path = unit.files[fmt]
+                file_id, sha = self.claim_file(run_id, rank, fmt, path)
+                if file_id is not None:
+                    n = reader(self.con, path, run_id, rank, file_id)
+                    self.record_file(file_id, run_id, rank, fmt, path, sha, n)
+                    self.report.add(table, n)
+        for op_tag, path in unit.hccl_traces:
+            file_id, sha = self.claim_file(run_id, rank, "hccl_trace", path)
+            if file_id is not None:
+                n = ms.ingest_hccl_trace(self.con, path, op_tag, run_id, rank, file_id)
+                self.record_file(file_id, run_id, rank, "hccl_trace", path, sha, n)
+                self.report.add("link", n)
+        self.upsert_rank(run_id, unit)
+
     def kineto(self, run_id: int, unit: RankInput, taken: set[int]) -> None:
         path = unit.files["kineto"]
         file_id, sha = self.claim_file(run_id, None, "kineto", path)
@@ -306,7 +328,7 @@ class _Ingest:
         run_id = self.run_id(name, "npu" if platforms == {"npu"} else ("gpu" if platforms == {"gpu"} else "mixed"),
                              path)
         taken = {r for (r,) in self.con.execute("SELECT rank FROM rank WHERE run_id = ?", [run_id]).fetchall()}
-        ascend = [u for u in run_input.ranks if u.platform == "npu"]
+        ascend = [u for u in run_input.ranks if u.layout == "ascend"]
         seen: dict[int, Path] = {u.rank: u.source for u in ascend if u.rank is not None}
         for u in ascend:
             if u.rank is None:
@@ -328,7 +350,11 @@ class _Ingest:
             self.ascend(run_id, u)
             taken.add(u.rank)
         for u in run_input.ranks:
-            if u.platform == "gpu":
+            if u.layout == "mindspore":
+                self.mindspore(run_id, u)
+                taken.add(u.rank)
+        for u in run_input.ranks:
+            if u.layout == "kineto":
                 self.kineto(run_id, u, taken)
 
 

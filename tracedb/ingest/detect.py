@@ -12,6 +12,7 @@ from pathlib import Path
 from ..errors import InputError
 from . import metadata
 from .jsonsource import first_byte
+from .mindspore import HCCL_INFO, HCCL_RAW, STEP_TRACE_RAW
 
 ASCEND_DIR_SUFFIXES = ("_ascend_pt", "_ascend_ms")
 OUTPUT_DIR = "ASCEND_PROFILER_OUTPUT"
@@ -44,6 +45,8 @@ class RankInput:
     world_size: int | None = None
     profiler_level: str | None = None
     framework_version: str | None = None
+    layout: str = "ascend"              # ascend (rank folder) | kineto | mindspore (flat profiler/ folder)
+    hccl_traces: list[tuple[str, Path]] = field(default_factory=list)   # (op tag, iter*.trace)
 
 
 @dataclass
@@ -52,6 +55,40 @@ class RunInput:
 
     default_name: str
     ranks: list[RankInput]
+
+
+def mindspore_ranks(folder: Path) -> list[RankInput]:
+    """Ranks of a MindSpore flat ``profiler/`` folder (or of a folder holding ``profiler/``):
+    step_trace_raw_{rank}_detail_time.csv, hccl_raw_{rank}.csv, hccl_info[_{rank}]/<op>/iter*.trace.
+    A ``hccl_info`` folder without a rank belongs to the only rank of the folder."""
+    if not folder.is_dir():
+        return []
+    if (folder / "profiler").is_dir() and not any(STEP_TRACE_RAW.match(c.name) for c in folder.iterdir()):
+        folder = folder / "profiler"
+    units: dict[int, RankInput] = {}
+
+    def unit(rank: int) -> RankInput:
+        if rank not in units:
+            units[rank] = RankInput(platform="npu", source=folder, rank=rank, rank_source="file_name",
+                                    layout="mindspore")
+        return units[rank]
+
+    infos = []
+    for c in sorted(folder.iterdir()):
+        m = STEP_TRACE_RAW.match(c.name) or HCCL_RAW.match(c.name)
+        if m and c.is_file():
+            unit(int(m.group(1))).files["step_trace_raw" if c.name.lower().startswith("step") else "hccl_raw"] = c
+        m = HCCL_INFO.match(c.name)
+        if m and c.is_dir():
+            infos.append((int(m.group(1)) if m.group(1) else None, c))
+    for rank, d in infos:
+        if rank is None:
+            if len(units) > 1:
+                continue   # cannot tell whose tasks they are
+            rank = next(iter(units)) if units else 0
+        for trace in sorted(d.glob("*/iter*.trace")):
+            unit(rank).hccl_traces.append((trace.parent.name, trace))
+    return [units[r] for r in sorted(units)]
 
 
 def is_ascend_rank_dir(path: Path) -> bool:
@@ -83,7 +120,7 @@ def ascend_rank(folder: Path) -> RankInput:
 
 
 def kineto_rank(path: Path) -> RankInput:
-    unit = RankInput(platform="gpu", source=path, files={"kineto": path})
+    unit = RankInput(platform="gpu", source=path, files={"kineto": path}, layout="kineto")
     r = rank_from_name(path.name)
     if r is not None:
         unit.rank, unit.rank_source = r, "file_name"
@@ -103,6 +140,19 @@ def _classify_file(path: Path) -> RankInput:
         fmt = "communication_matrix"
     elif fmt is None and name.lower().endswith(".json") and name.lower().startswith("communication"):
         fmt = "communication"
+    m = STEP_TRACE_RAW.match(name) or HCCL_RAW.match(name)
+    if fmt is None and m:
+        unit = RankInput(platform="npu", source=parent, rank=int(m.group(1)), rank_source="file_name",
+                         layout="mindspore")
+        unit.files["step_trace_raw" if name.lower().startswith("step") else "hccl_raw"] = path
+        return unit
+    if fmt is None and name.endswith(".trace"):
+        r = HCCL_INFO.match(parent.parent.name)
+        rank = int(r.group(1)) if r and r.group(1) else 0
+        unit = RankInput(platform="npu", source=parent, rank=rank, rank_source="file_name" if r and r.group(1)
+                         else "default", layout="mindspore")
+        unit.hccl_traces.append((parent.name, path))
+        return unit
     if fmt is None and _KINETO_NAME.search(name):
         kind = first_byte(path)
         if kind == b"[":
@@ -116,7 +166,8 @@ def _classify_file(path: Path) -> RankInput:
     if fmt is None:
         raise InputError("unrecognised file: expected trace_view.json, kernel_details.csv, "
                          "step_trace_time.csv, communication(_matrix).json, memory_record.csv, operator_memory.csv, "
-                         "npu_module_mem.csv, a Kineto *.pt.trace.json(.gz), "
+                         "npu_module_mem.csv, MindSpore step_trace_raw_*_detail_time.csv / hccl_raw_*.csv / *.trace, "
+                         "a Kineto *.pt.trace.json(.gz), "
                          "or a folder of them.",
                          file=str(path))
     unit = RankInput(platform="npu", source=rank_dir or path, files={fmt: path})
@@ -167,6 +218,9 @@ def detect(path: Path) -> RunInput:
         children = sorted(path.iterdir())
     except PermissionError as e:
         raise InputError("cannot list folder (permission denied).", file=str(path)) from e
+    ms = mindspore_ranks(path)
+    if ms:
+        return RunInput(name, ms)
     rank_dirs = [c for c in children if is_ascend_rank_dir(c)]
     if not rank_dirs:   # one more level: e.g. PROF folders or host folders holding rank folders
         rank_dirs = [g for c in children if c.is_dir() for g in sorted(c.iterdir()) if is_ascend_rank_dir(g)]
@@ -176,5 +230,6 @@ def detect(path: Path) -> RunInput:
             units.append(kineto_rank(c))
     if not units:
         raise InputError("nothing recognisable in this folder: no *_ascend_pt / *_ascend_ms rank folder, "
-                         "no ASCEND_PROFILER_OUTPUT, no Kineto *.json(.gz) trace.", file=str(path))
+                         "no ASCEND_PROFILER_OUTPUT, no MindSpore profiler/ files, no Kineto *.json(.gz) trace.",
+                         file=str(path))
     return RunInput(name, units)
