@@ -25,6 +25,7 @@ from . import kernels as kn
 from .detect import RankInput, detect
 from .jsonsource import event_array, is_gzip, object_span
 from .kernel_details import ingest_kernel_details
+from .memory import INGESTORS as MEMORY_INGESTORS, insert_kineto_memory
 from .metadata import fill_kineto_rank
 from .step_trace import ingest_step_trace_time
 
@@ -202,6 +203,14 @@ class _Ingest:
                 n = ingest_step_trace_time(self.con, path, run_id, rank, file_id)
                 self.record_file(file_id, run_id, rank, "step_trace_time", path, sha, n)
                 self.report.add("profiler_step_trace", n)
+        for fmt, read in MEMORY_INGESTORS.items():
+            if fmt in files:
+                path = files[fmt]
+                file_id, sha = self.claim_file(run_id, rank, fmt, path)
+                if file_id is not None:
+                    n = read(self.con, path, run_id, rank, file_id)
+                    self.record_file(file_id, run_id, rank, fmt, path, sha, n)
+                    self.report.add("memory", n)
         for meta in ("profiler_info", "profiler_metadata"):
             if meta in files:
                 file_id, sha = self.claim_file(run_id, rank, meta, files[meta])
@@ -247,6 +256,9 @@ class _Ingest:
             self.con.execute("UPDATE event SET rank = ?, ts_ns = ts_ns + ? WHERE file_id = ?", [rank, base_ns, file_id])
         ev.insert_steps(self.con, run_id, rank, file_id)
         k = kn.kineto_kernels(self.con, run_id, rank, file_id)
+        m = insert_kineto_memory(self.con, file_id)
+        if m:
+            self.report.add("memory", m)
         kn.attribute_steps_by_window(self.con, run_id, rank, file_id, only_unlaunched_kineto=True)
         kn.refresh_step_windows(self.con, run_id, rank)
         if unit.device_id is None:

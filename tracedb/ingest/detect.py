@@ -21,6 +21,9 @@ ASCEND_FILES = {
     "trace_view.json": "trace_view",
     "kernel_details.csv": "kernel_details",
     "step_trace_time.csv": "step_trace_time",
+    "operator_memory.csv": "operator_memory",
+    "memory_record.csv": "memory_record",
+    "npu_module_mem.csv": "npu_module_mem",
 }
 _KINETO_NAME = re.compile(r"\.(pt\.trace\.)?json(\.gz)?$", re.I)
 _RANK_IN_NAME = re.compile(r"(?:^|[^a-z])rank[_-]?(\d+)", re.I)
@@ -106,7 +109,8 @@ def _classify_file(path: Path) -> RankInput:
             raise InputError(f"not a JSON trace (starts with {kind!r}).", file=str(path), place="byte 0")
     if fmt is None:
         raise InputError("unrecognised file: expected trace_view.json, kernel_details.csv, "
-                         "step_trace_time.csv, a Kineto *.pt.trace.json(.gz), or a folder of them.",
+                         "step_trace_time.csv, a memory CSV (operator_memory.csv, memory_record.csv, "
+                         "npu_module_mem.csv), a Kineto *.pt.trace.json(.gz), or a folder of them.",
                          file=str(path))
     unit = RankInput(platform="npu", source=rank_dir or path, files={fmt: path})
     if rank_dir is not None:
