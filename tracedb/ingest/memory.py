@@ -251,7 +251,8 @@ def insert_kineto_memory(con: duckdb.DuckDBPyConnection, file_id: int) -> int:
     size_bytes = args Bytes (positive allocation, negative free); allocated/reserved bytes =
     Total Allocated / Total Reserved (NULL in old traces that lack them); device = ``CPU`` or
     ``CUDA:<Device Id>`` (from Device Type / Device Id); addr = Addr; name = the innermost
-    ``cpu_op`` of the same thread that contains the event (NULL if none).
+    ``cpu_op`` (old traces: ``Operator``) of the same thread that contains the event (NULL if
+    none; the shortest wins).
 
     Returns:
         rows inserted.
@@ -262,32 +263,61 @@ def insert_kineto_memory(con: duckdb.DuckDBPyConnection, file_id: int) -> int:
     device = (f"CASE WHEN {dtype} = 0 THEN 'CPU' WHEN {dtype} IS NULL THEN NULL "
               f"ELSE coalesce(CASE {dtype} {names} END, 'DeviceType' || {dtype}) || ':' || {did} END")
     num = "TRY_CAST(json_extract_string(m.args, '$.\"{}\"') AS BIGINT)"
-    con.execute(f"""
-        INSERT INTO memory ({_COLUMNS})
+    # Owner op: "same thread and op start <= event <= op end". Every thread gets its own band of
+    # one number line (thread x span + time since the trace start, HUGEINT: no overflow), so the condition becomes two
+    # inequalities on one key, which DuckDB runs as an IEJoin (n log n + output) instead of a hash
+    # join on the thread filtered pair by pair. Steps go through temporary tables: inside one
+    # INSERT the planner picked a piecewise merge join (1.5 s instead of 20 ms on 13 k events).
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE _memory_event AS
         WITH mem AS (
             SELECT run_id, rank, file_id, pid, tid, ts_ns, args, row_number() OVER () AS seq
             FROM event
             WHERE file_id = ? AND name = '[memory]' AND ph IN ('i', 'I')
         ),
-        ops AS (
-            SELECT pid, tid, ts_ns, ts_ns + dur_ns AS end_ns, dur_ns, name
-            FROM event
-            WHERE file_id = ? AND ph = 'X' AND lower(cat) IN ('cpu_op', 'operator')
+        threads AS (
+            SELECT pid, tid, row_number() OVER (ORDER BY pid, tid) - 1 AS thread
+            FROM (SELECT DISTINCT pid, tid FROM mem)
         ),
-        owner AS (
-            SELECT m.seq, arg_min(o.name, o.dur_ns) AS op_name
-            FROM mem AS m
-            JOIN ops AS o
-                ON o.pid = m.pid AND o.tid = m.tid AND o.ts_ns <= m.ts_ns AND m.ts_ns <= o.end_ns
-            GROUP BY m.seq
+        frame AS (
+            SELECT min(ts_ns) AS t0, max(ts_ns + coalesce(dur_ns, 0)) - min(ts_ns) + 1 AS span
+            FROM event
+            WHERE file_id = ? AND ts_ns IS NOT NULL
         )
+        SELECT m.*, th.thread, f.t0, f.span, th.thread::HUGEINT * f.span + (m.ts_ns - f.t0) AS k
+        FROM mem AS m
+        JOIN threads AS th ON th.pid = m.pid AND th.tid = m.tid
+        CROSS JOIN frame AS f
+    """, [file_id, file_id])
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE _memory_op AS
+        WITH threads AS (SELECT DISTINCT pid, tid, thread, t0, span FROM _memory_event)
+        SELECT e.name, e.dur_ns,
+               th.thread::HUGEINT * th.span + (e.ts_ns - th.t0) AS k_start,
+               th.thread::HUGEINT * th.span + (e.ts_ns + e.dur_ns - th.t0) AS k_end
+        FROM event AS e
+        JOIN threads AS th ON th.pid = e.pid AND th.tid = e.tid
+        WHERE e.file_id = ? AND e.ph = 'X' AND lower(e.cat) IN ('cpu_op', 'operator') AND e.dur_ns >= 0
+    """, [file_id])
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE _memory_owner AS
+        SELECT m.seq, arg_min(o.name, o.dur_ns) AS op_name
+        FROM _memory_event AS m
+        JOIN _memory_op AS o
+            ON o.k_start <= m.k AND m.k <= o.k_end
+        GROUP BY m.seq
+    """)
+    con.execute(f"""
+        INSERT INTO memory ({_COLUMNS})
         SELECT m.run_id, m.rank, m.file_id, 'event', 'PyTorch', w.op_name, {device}, m.ts_ns,
                NULL, NULL, {num.format('Bytes')}, {num.format('Total Allocated')},
                {num.format('Total Reserved')}, NULL, NULL,
                NULL, NULL, NULL, NULL, NULL, json_extract_string(m.args, '$.Addr')
-        FROM mem AS m
-        LEFT JOIN owner AS w
+        FROM _memory_event AS m
+        LEFT JOIN _memory_owner AS w
             ON w.seq = m.seq
         ORDER BY m.seq
-    """, [file_id, file_id])
+    """)
+    for t in ("_memory_event", "_memory_op", "_memory_owner"):
+        con.execute(f"DROP TABLE {t}")
     return con.execute("SELECT count(*) FROM memory WHERE file_id = ? AND kind = 'event'", [file_id]).fetchone()[0]
