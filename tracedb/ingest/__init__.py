@@ -21,7 +21,6 @@ from ..progress import Bar, watch
 from ..errors import InputError, TracedbError
 from ..schema import apply_schema
 from . import events as ev
-from . import memory as mem
 from . import mindspore as ms
 from . import kernels as kn
 from .detect import RankInput, detect
@@ -29,6 +28,7 @@ from .jsonsource import event_array, is_gzip, object_span
 from .communication import ingest_communication, ingest_communication_matrix
 from .kernel_details import ingest_kernel_details
 from .links import insert_links, set_link_steps
+from .memory import INGESTORS as MEMORY_INGESTORS, insert_kineto_memory
 from .metadata import fill_kineto_rank
 from .step_trace import ingest_step_trace_time
 
@@ -204,16 +204,6 @@ class _Ingest:
                 kn.attribute_steps_by_window(self.con, run_id, rank, file_id)
         kn.refresh_step_windows(self.con, run_id, rank)
         set_link_steps(self.con, run_id, rank)
-        rank_dir = unit.source if unit.source.is_dir() else None
-        for fmt, reader in (("memory_record", mem.ingest_memory_record),
-                            ("operator_memory", mem.ingest_operator_memory),
-                            ("npu_module_mem", lambda c, p, r, k, f, d: mem.ingest_npu_module_mem(c, p, r, k, f))):
-            if fmt in files:
-                file_id, sha = self.claim_file(run_id, rank, fmt, files[fmt])
-                if file_id is not None:
-                    n = reader(self.con, files[fmt], run_id, rank, file_id, rank_dir)
-                    self.record_file(file_id, run_id, rank, fmt, files[fmt], sha, n)
-                    self.report.add("memory", n)
         if "step_trace_time" in files:
             path = files["step_trace_time"]
             file_id, sha = self.claim_file(run_id, rank, "step_trace_time", path)
@@ -229,6 +219,14 @@ class _Ingest:
                     n = reader(self.con, files[fmt], run_id, rank, file_id)
                     self.record_file(file_id, run_id, rank, fmt, files[fmt], sha, n)
                     self.report.add(table, n)
+        for fmt, read in MEMORY_INGESTORS.items():
+            if fmt in files:
+                path = files[fmt]
+                file_id, sha = self.claim_file(run_id, rank, fmt, path)
+                if file_id is not None:
+                    n = read(self.con, path, run_id, rank, file_id)
+                    self.record_file(file_id, run_id, rank, fmt, path, sha, n)
+                    self.report.add("memory", n)
         for meta in ("profiler_info", "profiler_metadata"):
             if meta in files:
                 file_id, sha = self.claim_file(run_id, rank, meta, files[meta])
@@ -295,7 +293,9 @@ class _Ingest:
             self.con.execute("UPDATE event SET rank = ?, ts_ns = ts_ns + ? WHERE file_id = ?", [rank, base_ns, file_id])
         ev.insert_steps(self.con, run_id, rank, file_id)
         k = kn.kineto_kernels(self.con, run_id, rank, file_id)
-        self.report.add("memory", mem.insert_kineto_memory(self.con, run_id, rank, file_id))
+        m = insert_kineto_memory(self.con, file_id)
+        if m:
+            self.report.add("memory", m)
         kn.attribute_steps_by_window(self.con, run_id, rank, file_id, only_unlaunched_kineto=True)
         kn.refresh_step_windows(self.con, run_id, rank)
         if unit.device_id is None:
