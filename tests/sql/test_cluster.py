@@ -80,3 +80,25 @@ def test_slow_rank_rules(empty_db):
     assert [got[r]["msprof_slow_5pct"] for r in range(4)] == [False, False, True, True]
     # MindInsight 20 %: e2e > 1.2 × 180 = 216 -> rank 3 only
     assert [got[r]["mindinsight_slow_20pct"] for r in range(4)] == [False, False, False, True]
+
+
+def test_slow_link_rules(empty_db):
+    # four SDMA links of one step (MindSpore hccl_raw rows: bytes, ns), plus a self link that
+    # must be left out: bandwidths 10, 10, 9, 6 GB/s
+    con = empty_db
+    add_run(con)
+    for src, dst, size, ns in [(0, 1, 1000, 100), (1, 0, 2000, 200), (0, 2, 900, 100), (2, 0, 600, 100),
+                               (0, 0, 5000, 1)]:
+        con.execute("INSERT INTO link (run_id, rank, file_id, step, op_name, task_name, src_rank, dst_rank, "
+                    "transport_type, dur_ns, size_bytes) VALUES (1, 0, 0, 1, 'op', 'hccl_raw', ?, ?, 'SDMA', ?, ?)",
+                    [src, dst, ns, size])
+    got = {(r["src_rank"], r["dst_rank"]): r for r in fetch_dicts(con, "SELECT * FROM slow_link")}
+    assert set(got) == {(0, 1), (1, 0), (0, 2), (2, 0)}
+    assert [got[k]["bandwidth_gbps"] for k in [(0, 1), (1, 0), (0, 2), (2, 0)]] == [10, 10, 9, 6]
+    r = got[(2, 0)]
+    # median 9.5, mean 8.75, population σ = sqrt(10.75 / 4)
+    assert r["transport_median_gbps"] == 9.5 and r["transport_mean_gbps"] == 8.75 and r["link_count"] == 4
+    assert abs(r["z_score"] - (6 - 8.75) / (10.75 / 4) ** 0.5) < 1e-12
+    # 5 % rule: below 0.95 × 9.5 = 9.025 -> 9 and 6; 20 % rule: below 0.8 × 8.75 = 7 -> 6 only
+    assert {k for k, v in got.items() if v["msprof_slow_5pct"]} == {(0, 2), (2, 0)}
+    assert {k for k, v in got.items() if v["mindinsight_slow_20pct"]} == {(2, 0)}
