@@ -46,8 +46,9 @@ SELECT
     m.step::INTEGER                             AS step,                -- step of the op (as in comm_op)
     m.group_name::VARCHAR                       AS group_name,          -- HCCL group as the trace names it
     m.op_name::VARCHAR                          AS op_name,             -- HCCL op name
-    lower(split_part(m.op_name, '_', 2))::VARCHAR
-                                                AS op_type,             -- second "_" token of the name, lower case
+    lower(CASE WHEN lower(m.op_name) LIKE 'hcom\_%' ESCAPE '\' THEN split_part(m.op_name, '_', 2)
+               ELSE regexp_extract(m.op_name, '([A-Za-z]+)[^/]*$', 1) END)::VARCHAR
+                                                AS op_type,             -- second "_" token of hcom_ names, else the leading letters of the last "/" part (MindSpore), lower case
     (CASE
         WHEN lower(m.op_name) LIKE 'hcom_send%' OR lower(m.op_name) LIKE 'hcom_receive%'
              OR lower(m.op_name) LIKE 'hcom_batchsendrecv%' THEN 'p2p'

@@ -65,8 +65,8 @@ SELECT
     j.group_name::VARCHAR                              AS group_name,             -- HCCL group as the trace names it ("Group <g> Communication")
     j.op_name::VARCHAR                                 AS op_name,                -- HCCL op name, e.g. hcom_allReduce__586_0_1
     lower(CASE WHEN lower(j.op_name) LIKE 'hcom\_%' ESCAPE '\' THEN split_part(j.op_name, '_', 2)
-               ELSE split_part(j.op_name, '_', 1) END)::VARCHAR
-                                                       AS op_type,                -- second "_" token of hcom_ names, else the first (MindSpore .trace op folder allReduce_1_1), lower case (allreduce, send, ...)
+               ELSE regexp_extract(j.op_name, '([A-Za-z]+)[^/]*$', 1) END)::VARCHAR
+                                                       AS op_type,                -- second "_" token of hcom_ names, else the leading letters of the last "/" part (MindSpore: allReduce_1_1, Default/AllReduce-op534_0), lower case (allreduce, send, ...)
     (CASE
         WHEN lower(j.op_name) LIKE 'hcom_send%' OR lower(j.op_name) LIKE 'hcom_receive%'
              OR lower(j.op_name) LIKE 'hcom_batchsendrecv%' THEN 'p2p'

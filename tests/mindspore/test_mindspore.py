@@ -107,3 +107,18 @@ def test_bad_mindspore_files(tmp_path):
         ingest_paths(tmp_path / "t.duckdb", d)
     assert "iter1.trace" in str(e.value)
     assert rows(tmp_path / "t.duckdb", "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'link'") == [(0,)]
+
+
+def test_cann_timeline_slices(tmp_path):
+    """PROF_*/device_*/timeline: the combined msprof_*.json and step_trace_*.json are read (the
+    hccl_*/task_time_* slices are subsets of msprof_*.json and are skipped); HCCL plane tasks
+    become link rows and a comm_op."""
+    src = corpus_path("mindinsight/tests/utils/resource/profiler")
+    tl = next(src.glob("PROF_*/device_0/timeline"))
+    want = sum(len(json.loads((tl / n).read_text())) for n in ("msprof_0_2_1.json", "step_trace_0_2_1.json"))
+    hccl_x = sum(1 for e in json.loads((tl / "hccl_0_2_1.json").read_text()) if e.get("ph") == "X")
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, src, run="ms")
+    assert rows(db, "SELECT count(*) FROM event WHERE rank = 0") == [(want,)]
+    assert rows(db, "SELECT count(*) FROM link WHERE rank = 0") == [(hccl_x - 1,)]   # all but the op slice
+    assert rows(db, "SELECT op_name, op_type FROM comm_op") == [("Default/AllReduce-op534_0", "allreduce")]

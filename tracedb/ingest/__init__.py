@@ -247,6 +247,16 @@ class _Ingest:
                     n = reader(self.con, path, run_id, rank, file_id)
                     self.record_file(file_id, run_id, rank, fmt, path, sha, n)
                     self.report.add(table, n)
+        for path in unit.timelines:
+            # CANN msprof timeline slice: a JSON array in trace_view.json form (numeric ts)
+            file_id, sha = self.claim_file(run_id, rank, "msprof_timeline", path)
+            if file_id is not None:
+                with event_array(path) as (read_path, _):
+                    n = ev.insert_events(self.con, path, read_path, run_id, rank, file_id, split=False)
+                links = insert_links(self.con, run_id, rank, file_id)
+                self.record_file(file_id, run_id, rank, "msprof_timeline", path, sha, n)
+                self.report.add("event", n)
+                self.report.add("link", links)
         for op_tag, path in unit.hccl_traces:
             file_id, sha = self.claim_file(run_id, rank, "hccl_trace", path)
             if file_id is not None:

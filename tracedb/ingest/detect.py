@@ -47,6 +47,7 @@ class RankInput:
     framework_version: str | None = None
     layout: str = "ascend"              # ascend (rank folder) | kineto | mindspore (flat profiler/ folder)
     hccl_traces: list[tuple[str, Path]] = field(default_factory=list)   # (op tag, iter*.trace)
+    timelines: list[Path] = field(default_factory=list)   # CANN PROF_*/device_*/timeline/*.json slices
 
 
 @dataclass
@@ -81,6 +82,16 @@ def mindspore_ranks(folder: Path) -> list[RankInput]:
         m = HCCL_INFO.match(c.name)
         if m and c.is_dir():
             infos.append((int(m.group(1)) if m.group(1) else None, c))
+    # CANN msprof timeline slices: the combined msprof_*.json holds the hccl_* and task_time_*
+    # slices, so those are read only when no msprof_*.json is there; step_trace_* always
+    for tl in sorted(folder.glob("PROF_*/device_*/timeline")):
+        dev = re.search(r"device_(\d+)$", tl.parent.name)
+        files = sorted(tl.glob("*.json"))
+        combined = [f for f in files if f.name.startswith("msprof_")]
+        keep = [f for f in files if f.name.startswith("step_trace_")] + (combined or [
+            f for f in files if f.name.startswith(("hccl_", "task_time_"))])
+        if keep and dev:
+            unit(int(dev.group(1))).timelines.extend(sorted(keep))
     for rank, d in infos:
         if rank is None:
             if len(units) > 1:
