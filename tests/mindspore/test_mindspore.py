@@ -48,7 +48,8 @@ def test_points_times_ten(path, tmp_path):
 def test_fixture_folder_by_hand(tmp_path):
     db = tmp_path / "t.duckdb"
     ingest_paths(db, MS)
-    assert rows(db, "SELECT run_name, platform FROM run") == [("profiler", "npu")]
+    # a profiler/ folder is named after the job folder that holds it
+    assert rows(db, "SELECT run_name, platform FROM run") == [("mindspore", "npu")]
     assert rows(db, "SELECT rank, rank_source FROM rank") == [(6, "file_name")]
     # step_trace_raw_6 row 1: 61688106196804 .. 61688109551051 ticks; AllReduce 61688109006157 .. 61688109460237
     assert rows(db, "SELECT step, step_start_ns, step_end_ns, communication_ns, computing_ns, free_ns "

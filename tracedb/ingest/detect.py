@@ -231,7 +231,8 @@ def detect(path: Path) -> RunInput:
         raise InputError("cannot list folder (permission denied).", file=str(path)) from e
     ms = mindspore_ranks(path)
     if ms:
-        return RunInput(name, ms)
+        # MindSpore writes into <output dir>/profiler: the output dir names the job
+        return RunInput(path.resolve().parent.name if path.name == "profiler" else name, ms)
     rank_dirs = [c for c in children if is_ascend_rank_dir(c)]
     if not rank_dirs:   # one more level: e.g. PROF folders or host folders holding rank folders
         rank_dirs = [g for c in children if c.is_dir() for g in sorted(c.iterdir()) if is_ascend_rank_dir(g)]
