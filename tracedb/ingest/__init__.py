@@ -261,6 +261,13 @@ class _Ingest:
             file_id, sha = self.claim_file(run_id, rank, "hccl_trace", path)
             if file_id is not None:
                 n = ms.ingest_hccl_trace(self.con, path, op_tag, run_id, rank, file_id)
+                dup = ms.same_execution(self.con, run_id, rank, file_id)
+                if dup:
+                    # the same HCCL execution exported twice (e.g. int and hex sizes): keep one
+                    self.con.execute("DELETE FROM link WHERE file_id = ?", [file_id])
+                    self.say(f"skip {path}: the same HCCL execution as {dup}")
+                    self.report.files_skipped.append(str(path))
+                    continue
                 self.record_file(file_id, run_id, rank, "hccl_trace", path, sha, n)
                 self.report.add("link", n)
         self.upsert_rank(run_id, unit)

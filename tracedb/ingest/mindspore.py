@@ -225,3 +225,22 @@ def ingest_hccl_trace(con: duckdb.DuckDBPyConnection, path: Path, op_tag: str, r
     except duckdb.Error as e:
         raise translate_read_error(e, str(path)) from e
     return con.execute("SELECT count(*) FROM link WHERE file_id = ?", [file_id]).fetchone()[0]
+
+
+def same_execution(con: duckdb.DuckDBPyConnection, run_id: int, rank: int, file_id: int) -> str | None:
+    """Path of an earlier .trace file of the rank holding the same tasks as ``file_id`` (same
+    start, task names, planes, durations and sizes), else None."""
+    row = con.execute("""
+        WITH sig AS (
+            SELECT file_id, list(struct_pack(t := ts_ns, n := task_name, p := plane_id, d := dur_ns, s := size_bytes)
+                                 ORDER BY ts_ns, plane_id, task_name, dur_ns) AS tasks
+            FROM link
+            WHERE run_id = ? AND rank = ? AND op_ts_ns IS NOT NULL
+              AND op_ts_ns = (SELECT min(op_ts_ns) FROM link WHERE file_id = ?)
+            GROUP BY file_id
+        )
+        SELECT f.path FROM sig AS a JOIN sig AS b ON a.tasks = b.tasks AND b.file_id <> a.file_id
+        JOIN source_file AS f ON f.file_id = b.file_id
+        WHERE a.file_id = ? ORDER BY b.file_id LIMIT 1
+    """, [run_id, rank, file_id, file_id]).fetchone()
+    return row[0] if row else None
