@@ -9,7 +9,7 @@
 --            intervals, never copied from "Overlap Analysis" slices: Computing = |U(compute)|,
 --            Communication = |U(comm ops)|, Not Overlapped = |U(comm) \ U(compute)|,
 --            Overlapped = Communication − Not Overlapped, Free = step span − |U(all)|,
---            Bubble = Σ dur of hcom_receive* ops, Stage = span − Bubble, Exclude Receive =
+--            Bubble = Σ dur of hcom_receive* ops (MindSpore: *Receive-op*), Stage = span − Bubble, Exclude Receive =
 --            max(Not Overlapped − Bubble, 0), Preparing = first kernel start − ProfilerStep#N
 --            host start. Kernels belong to the step of kernel.step (by kernel start, no
 --            clipping). GPU runs: NCCL kernels are communication (msprof-analyze GPU path,
@@ -23,7 +23,8 @@ WITH window_per_step AS (
     SELECT run_id, rank, step, min(start_ns) AS start_ns, max(end_ns) AS end_ns,
            count(*) AS kernel_count,
            count_if(is_communication) AS communication_op_count,
-           sum(CASE WHEN is_communication AND lower(name) LIKE 'hcom_receive%' THEN dur_ns ELSE 0 END)
+           sum(CASE WHEN is_communication AND (lower(name) LIKE 'hcom_receive%' OR name LIKE '%Receive-op%')
+                    THEN dur_ns ELSE 0 END)
                AS bubble_ns
     FROM tracedb_internal.step_kernel
     GROUP BY run_id, rank, step
@@ -102,7 +103,7 @@ SELECT
     CASE WHEN p.has_computing
          THEN (p.end_ns - p.start_ns) - (p.computing_ns + p.communication_ns - p.overlapped_ns) END::BIGINT
                                                                         AS free_ns,                                          -- Free: step span with neither computing nor communication, ns; NULL without computing kernels
-    p.bubble_ns::BIGINT                                                 AS bubble_ns,                                        -- Bubble: total duration of hcom_receive* ops (pipeline wait), ns
+    p.bubble_ns::BIGINT                                                 AS bubble_ns,                                        -- Bubble: total duration of hcom_receive* (MindSpore Receive-op*) ops (pipeline wait), ns
     CASE WHEN p.has_computing
          THEN greatest(p.communication_ns - p.overlapped_ns - p.bubble_ns, 0) END::BIGINT
                                                                         AS communication_not_overlapped_exclude_receive_ns,  -- Communication(Not Overlapped and Exclude Receive), ns

@@ -123,3 +123,17 @@ def test_cann_timeline_slices(tmp_path):
     assert rows(db, "SELECT count(*) FROM event WHERE rank = 0") == [(want,)]
     assert rows(db, "SELECT count(*) FROM link WHERE rank = 0") == [(hccl_x - 1,)]   # all but the op slice
     assert rows(db, "SELECT op_name, op_type FROM comm_op") == [("Default/AllReduce-op534_0", "allreduce")]
+
+
+def test_pipeline_receive_is_bubble(tmp_path):
+    """cluster_propose rank 0 (pipeline stage 2): Bubble = Σ of its Receive-op durations × 10 ns
+    per step, Stage = total × 10 − Bubble."""
+    path = corpus_path("mindinsight/tests/utils/resource/cluster_propose/step_trace_raw_0_detail_time.csv")
+    want = {}
+    for r in step_rows(path):
+        bubble = sum(int(v) for k, v in r.items() if "Receive-op" in k and not k.endswith(("_start_point", "_end_point")))
+        want[int(r["step_num"])] = (bubble * 10, int(r["total"]) * 10 - bubble * 10)
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, path, run="pp")
+    got = {r[0]: r[1:] for r in rows(db, "SELECT step, bubble_ns, stage_ns FROM step_breakdown")}
+    assert got == want and all(b > 0 for b, _ in want.values())
