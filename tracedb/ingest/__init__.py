@@ -174,6 +174,8 @@ class _Ingest:
                 self.report.add("event", n)
                 self.done(t0, size, n, "events" + (f", {links:,} link tasks" if links else ""))
                 trace_file_id = file_id
+            else:
+                self.backfill_links(run_id, rank, sha)
         if "kernel_details" in files:
             path = files["kernel_details"]
             file_id, sha = self.claim_file(run_id, rank, "kernel_details", path)
@@ -233,6 +235,19 @@ class _Ingest:
                 if file_id is not None:
                     self.record_file(file_id, run_id, rank, meta, files[meta], sha, 0)
         self.upsert_rank(run_id, unit)
+
+    def backfill_links(self, run_id: int, rank: int, sha: str) -> None:
+        """A trace ingested by a tracedb older than the HCCL link ingest has events but no link
+        rows: derive them now from its events (nothing to do when it has no Plane threads)."""
+        row = self.con.execute("SELECT file_id FROM source_file WHERE run_id = ? AND rank = ? AND format = 'trace_view' "
+                               "AND sha256 = ?", [run_id, rank, sha]).fetchone()
+        if row is None or self.con.execute("SELECT count(*) FROM link WHERE file_id = ?", row).fetchone()[0]:
+            return
+        if self.con.execute("SELECT count(*) FROM (SELECT 1 FROM event WHERE file_id = ? AND thread_name LIKE 'Plane %' "
+                            "LIMIT 1)", row).fetchone()[0]:
+            n = insert_links(self.con, run_id, rank, row[0])
+            self.say(f"  {n:,} HCCL link tasks added from the trace ingested earlier")
+            self.report.add("link", n)
 
     def mindspore(self, run_id: int, unit: RankInput) -> None:
         """A rank of a MindSpore flat profiler/ folder: step_trace_raw first (the .trace files
