@@ -80,6 +80,14 @@ SELECT
     t.group_name::VARCHAR                              AS group_name,          -- HCCL group (trace thread name)
     t.op_name::VARCHAR                                 AS op_name,             -- HCCL op name
     t.op_ts_ns::BIGINT                                 AS op_ts_ns,            -- op slice start, ns (identifies the execution)
+    lower(CASE WHEN lower(t.op_name) LIKE 'hcom\_%' ESCAPE '\' THEN split_part(t.op_name, '_', 2)
+               ELSE regexp_extract(t.op_name, '([A-Za-z]+)[^/]*$', 1) END)::VARCHAR
+                                                       AS op_type,             -- second "_" token of hcom_ names, else the leading letters of the last "/" part (MindSpore: allReduce_1_1, Default/AllReduce-op534_0), lower case
+    (CASE
+        WHEN lower(t.op_name) LIKE 'hcom_send%' OR lower(t.op_name) LIKE 'hcom_receive%'
+             OR lower(t.op_name) LIKE 'hcom_batchsendrecv%' THEN 'p2p'
+        ELSE 'collective'
+     END)::VARCHAR                                     AS comm_kind,           -- p2p (send, receive, batchSendRecv) or collective
     t.plane_id::INTEGER                                AS plane_id,            -- plane
     t.seq::BIGINT                                      AS seq,                 -- position on the plane within the op, 1-based
     t.task_name::VARCHAR                               AS task_name,           -- task type (underscores)

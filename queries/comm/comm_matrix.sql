@@ -14,7 +14,7 @@
 CREATE OR REPLACE VIEW comm_matrix AS
 WITH packet AS (
     SELECT
-        run_id, rank, file_id, step, group_name, op_name, op_ts_ns, ts_ns, src_rank,
+        run_id, rank, file_id, step, group_name, op_name, op_type, comm_kind, op_ts_ns, ts_ns, src_rank,
         CASE WHEN dst_rank = 4294967295 THEN src_rank ELSE dst_rank END AS dst_rank,
         CASE
             WHEN starts_rdma_window THEN 'RDMA'
@@ -33,6 +33,8 @@ per_link AS (
         run_id, rank, file_id, op_ts_ns, op_name, src_rank, dst_rank,
         any_value(step) AS step,
         any_value(group_name) AS group_name,
+        any_value(op_type) AS op_type,
+        any_value(comm_kind) AS comm_kind,
         arg_max(transport_type, ts_ns) AS transport_type,
         sum(size_bytes) AS transit_size_bytes,
         sum(transit_ns) AS transit_ns,
@@ -46,14 +48,8 @@ SELECT
     m.step::INTEGER                             AS step,                -- step of the op (as in comm_op)
     m.group_name::VARCHAR                       AS group_name,          -- HCCL group as the trace names it
     m.op_name::VARCHAR                          AS op_name,             -- HCCL op name
-    lower(CASE WHEN lower(m.op_name) LIKE 'hcom\_%' ESCAPE '\' THEN split_part(m.op_name, '_', 2)
-               ELSE regexp_extract(m.op_name, '([A-Za-z]+)[^/]*$', 1) END)::VARCHAR
-                                                AS op_type,             -- second "_" token of hcom_ names, else the leading letters of the last "/" part (MindSpore), lower case
-    (CASE
-        WHEN lower(m.op_name) LIKE 'hcom_send%' OR lower(m.op_name) LIKE 'hcom_receive%'
-             OR lower(m.op_name) LIKE 'hcom_batchsendrecv%' THEN 'p2p'
-        ELSE 'collective'
-     END)::VARCHAR                              AS comm_kind,           -- p2p or collective
+    m.op_type::VARCHAR                          AS op_type,             -- second "_" token of hcom_ names, else the leading letters of the last "/" part (MindSpore), lower case
+    m.comm_kind::VARCHAR                        AS comm_kind,           -- p2p or collective
     m.op_ts_ns::BIGINT                          AS op_start_ns,         -- op slice start, ns (tells repeated executions apart)
     m.src_rank::BIGINT                          AS src_rank,            -- group-local source rank
     m.dst_rank::BIGINT                          AS dst_rank,            -- group-local destination rank (= src_rank for on-chip copies)

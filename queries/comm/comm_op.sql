@@ -20,6 +20,8 @@ WITH op AS (
         run_id, rank, file_id, op_ts_ns, op_name,
         any_value(step) AS step,
         any_value(group_name) AS group_name,
+        any_value(op_type) AS op_type,
+        any_value(comm_kind) AS comm_kind,
         min(ts_ns) AS start_ns,
         max(ts_ns + dur_ns) AS end_ns
     FROM tracedb_internal.comm_task
@@ -64,14 +66,8 @@ SELECT
     j.step::INTEGER                                    AS step,                   -- step of the op (kernel step of the same HCCL op, else the step window holding its start)
     j.group_name::VARCHAR                              AS group_name,             -- HCCL group as the trace names it ("Group <g> Communication")
     j.op_name::VARCHAR                                 AS op_name,                -- HCCL op name, e.g. hcom_allReduce__586_0_1
-    lower(CASE WHEN lower(j.op_name) LIKE 'hcom\_%' ESCAPE '\' THEN split_part(j.op_name, '_', 2)
-               ELSE regexp_extract(j.op_name, '([A-Za-z]+)[^/]*$', 1) END)::VARCHAR
-                                                       AS op_type,                -- second "_" token of hcom_ names, else the leading letters of the last "/" part (MindSpore: allReduce_1_1, Default/AllReduce-op534_0), lower case (allreduce, send, ...)
-    (CASE
-        WHEN lower(j.op_name) LIKE 'hcom_send%' OR lower(j.op_name) LIKE 'hcom_receive%'
-             OR lower(j.op_name) LIKE 'hcom_batchsendrecv%' THEN 'p2p'
-        ELSE 'collective'
-     END)::VARCHAR                                     AS comm_kind,              -- p2p (send, receive, batchSendRecv) or collective
+    j.op_type::VARCHAR                                 AS op_type,                -- second "_" token of hcom_ names, else the leading letters of the last "/" part (MindSpore: allReduce_1_1, Default/AllReduce-op534_0), lower case (allreduce, send, ...)
+    j.comm_kind::VARCHAR                               AS comm_kind,              -- p2p (send, receive, batchSendRecv) or collective
     j.start_ns::BIGINT                                 AS start_ns,               -- first task start, ns since the epoch
     j.elapse_ns::BIGINT                                AS elapse_ns,              -- last task end − first task start, ns
     j.transit_ns::BIGINT                               AS transit_ns,             -- time moving data on the master plane, ns
