@@ -23,12 +23,21 @@ def _arg(key: str) -> str:
     return f"json_extract_string(args, '$.\"{key}\"')"
 
 
+def size_bytes_sql(json_expr: str, path: str) -> str:
+    """SQL: an HCCL task size at ``path`` of a JSON value → BIGINT bytes. A JSON number is bytes;
+    a JSON string is hex (older HCCL data; MindSpore's parser applies int(x, 16) to non-integers);
+    null / "NULL" / anything else → NULL. Shared by trace_view.json and HCCL .trace tasks."""
+    text = f"json_extract_string({json_expr}, '{path}')"
+    return (f"CASE WHEN json_type({json_expr}, '{path}') = 'VARCHAR' "
+            f"THEN TRY_CAST('0x' || regexp_replace(lower(trim({text})), '^0x', '') AS BIGINT) "
+            f"ELSE TRY_CAST(TRY_CAST({text} AS DOUBLE) AS BIGINT) END")
+
+
 def insert_links(con: duckdb.DuckDBPyConnection, run_id: int, rank: int, file_id: int) -> int:
     """Insert the link tasks of trace file ``file_id``; returns the number of rows.
 
     The step is filled later by :func:`set_link_steps` (it needs the kernels' steps).
     """
-    size = _arg("size(Byte)")
     con.execute(f"""
         INSERT INTO link (run_id, rank, file_id, step, group_name, op_name, plane_id, task_name,
                           src_rank, dst_rank, transport_type, link_type, ts_ns, dur_ns, size_bytes,
@@ -95,9 +104,7 @@ def insert_links(con: duckdb.DuckDBPyConnection, run_id: int, rank: int, file_id
                {_arg('transport type')},
                {_arg('link type')},
                t.ts_ns, t.dur_ns,
-               CASE WHEN json_type(t.args, '$."size(Byte)"') = 'VARCHAR'
-                    THEN TRY_CAST('0x' || regexp_replace(lower(trim({size})), '^0x', '') AS BIGINT)
-                    ELSE TRY_CAST(TRY_CAST({size} AS DOUBLE) AS BIGINT) END,
+               {size_bytes_sql("t.args", '$."size(Byte)"')},
                TRY_CAST({_arg('bandwidth(GB/s)')} AS DOUBLE),
                {_arg('notify_id')},
                CASE WHEN t.ts_ns <= o.end_ns THEN o.ts_ns END,

@@ -21,6 +21,7 @@ from ..errors import InputError
 from ..timeconv import clean_text, json_us_to_ns
 from .events import translate_read_error
 from .kernel_details import _sql_ident, read_header
+from .links import size_bytes_sql
 
 STEP_TRACE_RAW = re.compile(r"^step_trace_raw_(\d+)_detail_time\.csv$", re.I)
 HCCL_RAW = re.compile(r"^hccl_raw_(\d+)\.csv$", re.I)
@@ -163,7 +164,7 @@ def ingest_hccl_trace(con: duckdb.DuckDBPyConnection, path: Path, op_tag: str, r
                       file_id: int) -> int:
     """One HCCL ``iter{i}.trace`` file → link tasks of one op execution; returns rows.
 
-    ``size``: an integer is bytes, a string is hex (older files); ``bandwidth`` "NULL" → NULL;
+    ``size``: see :func:`~tracedb.ingest.links.size_bytes_sql`; ``bandwidth`` "NULL" → NULL;
     ``Notify Wait`` → ``Notify_Wait``; plane = tid. op_name = the op directory (``allReduce_1_1``);
     op_ts_ns = the first task start; step = the step_trace_raw step whose [start, end) holds it
     (before the first step: the first; after the last: the last), else the file's iteration.
@@ -171,12 +172,7 @@ def ingest_hccl_trace(con: duckdb.DuckDBPyConnection, path: Path, op_tag: str, r
     Raises:
         InputError: not JSON, or no traceEvents array (the file is named).
     """
-    size = """CASE
-        WHEN json_type(e, '$.args.size') IN ('UBIGINT', 'BIGINT') THEN TRY_CAST(e->'$.args.size' AS BIGINT)
-        WHEN json_type(e, '$.args.size') = 'VARCHAR'
-             AND regexp_full_match(lower(e->>'$.args.size'), '(0x)?[0-9a-f]+')
-            THEN TRY_CAST('0x' || regexp_replace(lower(e->>'$.args.size'), '^0x', '') AS BIGINT)
-    END"""
+    size = size_bytes_sql("e", "$.args.size")
     try:
         head = con.execute("SELECT json_type(json, '$.traceEvents') FROM read_json_objects(?) LIMIT 1",
                            [str(path)]).fetchone()
