@@ -150,6 +150,15 @@ class _Ingest:
         rate = f", {size / 1e6 / dt:.0f} MB/s" if dt > 0.05 else ""
         self.say(f"  {rows:,} {unit} in {dt:.1f} s{rate}")
 
+    def small_file(self, run_id: int, rank: int, fmt: str, path: Path, read: Callable, table: str) -> None:
+        """Claim, read and record one file whose reader is ``read(con, path, run_id, rank,
+        file_id) -> rows`` (CSVs and reference JSONs); skipped when already ingested."""
+        file_id, sha = self.claim_file(run_id, rank, fmt, path)
+        if file_id is not None:
+            n = read(self.con, path, run_id, rank, file_id)
+            self.record_file(file_id, run_id, rank, fmt, path, sha, n)
+            self.report.add(table, n)
+
     # -- ranks ------------------------------------------------------------------------
     def ascend(self, run_id: int, unit: RankInput) -> None:
         files = unit.files
@@ -206,29 +215,13 @@ class _Ingest:
                 kn.attribute_steps_by_window(self.con, run_id, rank, file_id)
         kn.refresh_step_windows(self.con, run_id, rank)
         set_link_steps(self.con, run_id, rank)
-        if "step_trace_time" in files:
-            path = files["step_trace_time"]
-            file_id, sha = self.claim_file(run_id, rank, "step_trace_time", path)
-            if file_id is not None:
-                n = ingest_step_trace_time(self.con, path, run_id, rank, file_id)
-                self.record_file(file_id, run_id, rank, "step_trace_time", path, sha, n)
-                self.report.add("profiler_step_trace", n)
-        for fmt, reader, table in (("communication", ingest_communication, "profiler_comm_op"),
-                                   ("communication_matrix", ingest_communication_matrix, "profiler_comm_matrix")):
+        readers = [("step_trace_time", ingest_step_trace_time, "profiler_step_trace"),
+                   ("communication", ingest_communication, "profiler_comm_op"),
+                   ("communication_matrix", ingest_communication_matrix, "profiler_comm_matrix")]
+        readers += [(fmt, read, "memory") for fmt, read in MEMORY_INGESTORS.items()]
+        for fmt, read, table in readers:
             if fmt in files:
-                file_id, sha = self.claim_file(run_id, rank, fmt, files[fmt])
-                if file_id is not None:
-                    n = reader(self.con, files[fmt], run_id, rank, file_id)
-                    self.record_file(file_id, run_id, rank, fmt, files[fmt], sha, n)
-                    self.report.add(table, n)
-        for fmt, read in MEMORY_INGESTORS.items():
-            if fmt in files:
-                path = files[fmt]
-                file_id, sha = self.claim_file(run_id, rank, fmt, path)
-                if file_id is not None:
-                    n = read(self.con, path, run_id, rank, file_id)
-                    self.record_file(file_id, run_id, rank, fmt, path, sha, n)
-                    self.report.add("memory", n)
+                self.small_file(run_id, rank, fmt, files[fmt], read, table)
         for meta in ("profiler_info", "profiler_metadata"):
             if meta in files:
                 file_id, sha = self.claim_file(run_id, rank, meta, files[meta])
@@ -253,15 +246,10 @@ class _Ingest:
         """A rank of a MindSpore flat profiler/ folder: step_trace_raw first (the .trace files
         take their steps from its windows), then hccl_raw and the HCCL .trace files."""
         rank = unit.rank
-        for fmt, reader, table in (("step_trace_raw", ms.ingest_step_trace_raw, "step"),
-                                   ("hccl_raw", ms.ingest_hccl_raw, "link")):
+        for fmt, read, table in (("step_trace_raw", ms.ingest_step_trace_raw, "step"),
+                                 ("hccl_raw", ms.ingest_hccl_raw, "link")):
             if fmt in unit.files:
-                path = unit.files[fmt]
-                file_id, sha = self.claim_file(run_id, rank, fmt, path)
-                if file_id is not None:
-                    n = reader(self.con, path, run_id, rank, file_id)
-                    self.record_file(file_id, run_id, rank, fmt, path, sha, n)
-                    self.report.add(table, n)
+                self.small_file(run_id, rank, fmt, unit.files[fmt], read, table)
         for path in unit.timelines:
             # CANN msprof timeline slice: a JSON array in trace_view.json form (numeric ts)
             file_id, sha = self.claim_file(run_id, rank, "msprof_timeline", path)
