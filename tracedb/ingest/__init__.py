@@ -10,6 +10,7 @@ import datetime as _dt
 import hashlib
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -67,6 +68,19 @@ def sha256_of(path: Path) -> str:
     return h.hexdigest()
 
 
+def hash_and_scan(path: Path) -> tuple[str, list[dict] | None]:
+    """sha256 of a trace file and, for an uncompressed one, its metadata events
+    (:func:`tracedb.ingest.events.scan_metadata`), in one pass of wall time: hashing runs on a
+    second thread (hashlib and the libc search both release the GIL), so the hash costs no extra
+    wall time on 2 cores (measured 0.8 s per GB when run alone). ``None`` for gzip files."""
+    if is_gzip(path):
+        return sha256_of(path), None
+    with ThreadPoolExecutor(1) as pool:
+        sha = pool.submit(sha256_of, path)
+        meta = ev.scan_metadata(path)
+        return sha.result(), meta
+
+
 class _Ingest:
     def __init__(self, con, run: str | None, role: str | None, replace: bool, progress: Callable[[str], None],
                  bar: Bar | None = None, split: bool = True):
@@ -106,11 +120,13 @@ class _Ingest:
                          [run_id, unit.rank, vals[0], unit.rank_source, vals[1], vals[2], vals[3],
                           str(unit.source.resolve())])
 
-    def claim_file(self, run_id: int, rank: int | None, fmt: str, path: Path) -> tuple[int | None, str]:
-        """Return (file_id, sha) for a new file, or (None, sha) if this run already has its content."""
+    def claim_file(self, run_id: int, rank: int | None, fmt: str, path: Path,
+                   sha: str | None = None) -> tuple[int | None, str]:
+        """Return (file_id, sha) for a new file, or (None, sha) if this run already has its content.
+        ``sha``: the file's sha256 when the caller has it already."""
         if not os.access(path, os.R_OK):
             raise InputError("cannot read file (permission denied).", file=str(path))
-        sha = sha256_of(path)
+        sha = sha or sha256_of(path)
         dup = self.con.execute("SELECT path FROM source_file WHERE run_id = ? AND format = ? AND sha256 = ? "
                                "AND (? IS NULL OR rank = ?)", [run_id, fmt, sha, rank, rank]).fetchone()
         if dup:
@@ -167,11 +183,13 @@ class _Ingest:
         trace_file_id = None
         if "trace_view" in files:
             path = files["trace_view"]
-            file_id, sha = self.claim_file(run_id, rank, "trace_view", path)
+            sha, meta = hash_and_scan(path) if os.access(path, os.R_OK) else (None, None)
+            file_id, sha = self.claim_file(run_id, rank, "trace_view", path, sha)
             if file_id is not None:
                 t0, size = self.timed(path, "trace_view")
                 with event_array(path) as (read_path, _), watch(self.con, path.name, self.bar):
-                    n = ev.insert_events(self.con, path, read_path, run_id, rank, file_id, split=self.split)
+                    n = ev.insert_events(self.con, path, read_path, run_id, rank, file_id, split=self.split,
+                                         meta=meta)
                 ev.insert_steps(self.con, run_id, rank, file_id)
                 links = insert_links(self.con, run_id, rank, file_id)
                 if links:
@@ -254,6 +272,7 @@ class _Ingest:
             # CANN msprof timeline slice: a JSON array in trace_view.json form (numeric ts)
             file_id, sha = self.claim_file(run_id, rank, "msprof_timeline", path)
             if file_id is not None:
+                t0, size = self.timed(path, "trace_view")
                 with event_array(path) as (read_path, _):
                     n = ev.insert_events(self.con, path, read_path, run_id, rank, file_id, split=False)
                 links = insert_links(self.con, run_id, rank, file_id)
@@ -277,7 +296,8 @@ class _Ingest:
 
     def kineto(self, run_id: int, unit: RankInput, taken: set[int]) -> None:
         path = unit.files["kineto"]
-        file_id, sha = self.claim_file(run_id, None, "kineto", path)
+        sha, scanned = hash_and_scan(path) if os.access(path, os.R_OK) else (None, None)
+        file_id, sha = self.claim_file(run_id, None, "kineto", path, sha)
         if file_id is None:
             return
         t0, size = self.timed(path, "kineto")
@@ -296,7 +316,8 @@ class _Ingest:
             meta, span = object_span(path)
             rank, base_ns = self._kineto_rank(unit, meta, taken, path)
             with watch(self.con, path.name, self.bar):
-                n = ev.insert_events(self.con, path, None, run_id, rank, file_id, base_ns, split=self.split, span=span)
+                n = ev.insert_events(self.con, path, None, run_id, rank, file_id, base_ns, split=self.split,
+                                     span=span, meta=scanned)
         else:
             # gzip: stream the array through a FIFO under a placeholder rank; the metadata around it
             # is known at the end of the stream

@@ -7,8 +7,10 @@ text and converted to integer ns exactly (see :mod:`tracedb.timeconv`).
 """
 from __future__ import annotations
 
+import ctypes
 import json
 import re
+import sys
 from pathlib import Path
 
 import duckdb
@@ -52,7 +54,7 @@ def translate_read_error(e: duckdb.Error, file: str, offset: int = 0) -> InputEr
 
 NAMES_P = "_tracedb_process_names"
 NAMES_T = "_tracedb_thread_names"
-_META = re.compile(rb'"ph"\s*:\s*"M"')
+_PH_KEY = re.compile(rb'"ph"\s*:\s*\Z')   # "ph": right before a hit
 _DECODER = json.JSONDecoder()
 SCAN_CHUNK = 16 << 20
 
@@ -66,34 +68,76 @@ class SplitReadFailed(Exception):
 def scan_metadata(path: Path) -> list[dict]:
     """The metadata ("ph": "M") events of an uncompressed array file, found by a byte scan.
 
-    Only a few hundred events name processes and threads; a regex scans the file in 16 MiB
-    chunks (not a memory map: its pages would count as resident memory) and each hit's
-    enclosing object is decoded. Missed events are caught afterwards (see
+    Only a few hundred events name processes and threads. The file is read in 16 MiB chunks
+    (not a memory map: its pages would count as resident memory); the literal ``"M"`` (rare
+    outside ph values) is searched with :func:`_find_all`, each hit must follow ``"ph":``, and
+    the enclosing object is decoded (0.5 s per GB, against 1.6 s for a regex stopping at every
+    ``"ph"``). Missed events are caught afterwards (see
     :func:`insert_events`), so this is an optimisation, never the source of truth.
     """
     found, seen = [], set()
     back, ahead = 4096, 65536          # an M event starts ≤ 4 KiB before "ph" and is < 64 KiB long
+    # one buffer for the whole scan: a fresh 16 MiB bytes object per chunk costs more in page
+    # faults than the search itself (measured 0.6 s per GB)
+    buf = bytearray(SCAN_CHUNK + back + ahead)
+    view = memoryview(buf)
     with open(path, "rb") as f:
-        buf, base = b"", 0             # buf holds file bytes [base, base + len(buf))
+        filled, base = 0, 0            # buf[:filled] holds file bytes [base, base + filled)
         while True:
-            data = f.read(SCAN_CHUNK)
-            buf += data
-            end = len(buf) if not data else max(0, len(buf) - ahead)
-            for hit in _META.finditer(buf, 0, end):
-                start = buf.rfind(b"{", max(0, hit.start() - back), hit.start())
-                if start < 0 or base + start in seen:
-                    continue
-                try:
-                    ev, _ = _DECODER.raw_decode(buf[start:start + ahead].decode("utf-8", "replace"))
-                except ValueError:
-                    continue
-                if isinstance(ev, dict) and ev.get("ph") == "M":
-                    seen.add(base + start)
-                    found.append(ev)
-            if not data:
+            got = f.readinto(view[filled:filled + SCAN_CHUNK])
+            filled += got
+            end = filled if not got else max(0, filled - ahead)
+            for hit in _find_all(buf, b'"M"', end):
+                key = _PH_KEY.search(buf, max(0, hit - 64), hit)
+                start = buf.rfind(b"{", max(0, hit - back), hit) if key else -1
+                if start >= 0 and base + start not in seen:
+                    try:
+                        ev, _ = _DECODER.raw_decode(buf[start:min(start + ahead, filled)].decode("utf-8", "replace"))
+                    except ValueError:
+                        ev = None
+                    if isinstance(ev, dict) and ev.get("ph") == "M":
+                        seen.add(base + start)
+                        found.append(ev)
+            if not got:
+                view.release()
                 return found
             keep = max(0, end - back)
-            buf, base = buf[keep:], base + keep
+            view[:filled - keep] = view[keep:filled]
+            filled, base = filled - keep, base + keep
+
+
+def _libc_memmem():
+    try:
+        fn = ctypes.CDLL(None).memmem
+    except (AttributeError, OSError, TypeError):
+        return None
+    fn.restype = ctypes.c_void_p
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]
+    return fn
+
+
+_MEMMEM = _libc_memmem() if sys.platform != "win32" else None
+
+
+def _find_all(buf: bytearray, needle: bytes, end: int):
+    """Offsets of ``needle`` in ``buf[:end]``. libc ``memmem`` where there is one: JSON is full
+    of the quote character that ``bytes.find`` keys on, so it runs 3× slower here (measured 1.5
+    against 0.35 s per GB for ``"M"``)."""
+    if _MEMMEM is None or end <= 0:
+        hit = buf.find(needle, 0, end)
+        while hit != -1:
+            yield hit
+            hit = buf.find(needle, hit + len(needle), end)
+        return
+    base = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+    off = 0
+    while off < end:
+        r = _MEMMEM(base + off, end - off, needle, len(needle))
+        if not r:
+            return
+        hit = r - base
+        yield hit
+        off = hit + len(needle)
 
 
 def _names_tables(con: duckdb.DuckDBPyConnection, meta: list[dict]) -> None:
@@ -126,7 +170,7 @@ def _text(v) -> str | None:
 
 def insert_events(con: duckdb.DuckDBPyConnection, source: Path, read_path: str | None, run_id: int, rank: int,
                   file_id: int, base_ns: int = 0, *, split: bool = True, offset: int = 0,
-                  span: tuple[int, int] | None = None) -> int:
+                  span: tuple[int, int] | None = None, meta: list[dict] | None = None) -> int:
     """Parse a Chrome-trace event array and insert it into ``event`` in one streaming statement.
 
     ``read_path`` is the file itself (array files) or a FIFO carrying the traceEvents array of
@@ -135,7 +179,8 @@ def insert_events(con: duckdb.DuckDBPyConnection, source: Path, read_path: str |
     otherwise, or when the scan missed some, they are set afterwards from the inserted rows.
     A large array file is parsed as parallel slices (:class:`SplitArray`) when ``split``;
     ``span`` (from :func:`~tracedb.ingest.jsonsource.object_span`) does the same for the
-    traceEvents array inside an uncompressed object trace.
+    traceEvents array inside an uncompressed object trace. ``meta``: the metadata events if the
+    caller scanned the file already.
 
     Returns:
         number of events inserted.
@@ -145,7 +190,10 @@ def insert_events(con: duckdb.DuckDBPyConnection, source: Path, read_path: str |
         SplitReadFailed: the parallel read failed; retry the ingest with ``split=False``.
     """
     scanned = span is not None or read_path == str(source)
-    meta = scan_metadata(source) if scanned else []
+    if not scanned:
+        meta = []
+    elif meta is None:
+        meta = scan_metadata(source)
     _names_tables(con, meta)
     threads = int(con.execute("SELECT current_setting('threads')").fetchone()[0])
     parts = split_parts(source, threads) if (scanned and split) else 1

@@ -1,0 +1,71 @@
+"""Exact µs text → ns conversion (tracedb.timeconv) and the metadata byte scan, value by value.
+
+Expected values are written by hand from the decimal text: µs × 1000, exact up to 3 decimals,
+half away from zero beyond, NULL for what is not a number."""
+from __future__ import annotations
+
+import json
+import sys
+
+import duckdb
+import pytest
+
+from tracedb.ingest.events import scan_metadata
+from tracedb.timeconv import json_us_to_ns, us_text_to_ns
+
+CASES = [
+    ("1700000000123481.664", 1700000000123481664),   # 19 significant digits: a double cannot hold it
+    ("1736412474730135.222", 1736412474730135222),
+    ("56635868946.3", 56635868946300),
+    ("145.57", 145570),
+    ("16", 16000),
+    ("-0.5", -500),
+    (".5", 500),
+    ("5.", 5000),
+    ("1.23456", 1235),                                # rounded at ns
+    ("-1700000000123481.6645", -1700000000123481665),  # half away from zero
+    ("1e3", 1000000),                                 # exponent: DOUBLE path
+    ("1.2.3", None),
+    ("abc", None),
+    ("", None),
+    ("9999999999999999.999", None),                   # beyond BIGINT ns
+]
+
+
+@pytest.mark.parametrize("text,ns", CASES)
+def test_json_us_to_ns(text, ns):
+    con = duckdb.connect()
+    assert con.execute(f"SELECT {json_us_to_ns('x')} FROM (SELECT ?::VARCHAR AS x)", [text]).fetchone()[0] == ns
+
+
+@pytest.mark.parametrize("text,ns", [("1700000000123481.664\t", 1700000000123481664), ("5.5 ", 5500),
+                                     (" 0.5", 500), ('"12.25"', 12250), ("N/A", None)])
+def test_us_text_to_ns_strips_padding(text, ns):
+    # the integer shortcut must not read "5.5 " as 55 × 10: padding is trimmed first
+    con = duckdb.connect()
+    assert con.execute(f"SELECT {us_text_to_ns('x')} FROM (SELECT ?::VARCHAR AS x)", [text]).fetchone()[0] == ns
+
+
+def test_json_us_to_ns_rejects_misread_padding():
+    # JSON strings are not trimmed: a padded value must not take the integer shortcut
+    con = duckdb.connect()
+    assert con.execute(f"SELECT {json_us_to_ns('x')} FROM (SELECT '5.5 ' AS x)").fetchone()[0] == 5500
+
+
+@pytest.mark.parametrize("chunk,memmem", [(16 << 20, True), (70000, True), (70000, False)])
+def test_scan_metadata_finds_every_m_event(tmp_path, monkeypatch, chunk, memmem):
+    events_mod = sys.modules["tracedb.ingest.events"]
+    monkeypatch.setattr(events_mod, "SCAN_CHUNK", chunk)   # hits across chunk edges
+    if not memmem:
+        monkeypatch.setattr(events_mod, "_MEMMEM", None)   # the bytes.find fallback
+    # M events in the middle of the file, with both separator styles, and an "M" that is a name
+    events = [{"ph": "X", "name": "M", "pid": 1, "tid": 1, "ts": "1.000", "dur": 1}] * 3000
+    events += [{"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "Python"}}]
+    events += [{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": "2.000", "dur": 1}] * 3000
+    f = tmp_path / "t.json"
+    body = json.dumps(events)
+    body = body[:-1] + ', {"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"Stream 1"}}]'
+    f.write_text(body)
+    found = scan_metadata(f)
+    assert [(e["name"], e["args"]["name"]) for e in found] == [("process_name", "Python"),
+                                                              ("thread_name", "Stream 1")]
