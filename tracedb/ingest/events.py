@@ -205,25 +205,23 @@ def insert_events(con: duckdb.DuckDBPyConnection, source: Path, read_path: str |
         LEFT JOIN {NAMES_P} AS p ON p.pid = r.pid
         LEFT JOIN {NAMES_T} AS t ON t.pid = r.pid AND t.tid = r.tid
     """
-    before = con.execute("SELECT count(*) FROM event WHERE file_id = ?", [file_id]).fetchone()[0]
     if parts > 1:
         try:
             with SplitArray(source, parts, span) as sliced:
-                con.execute(sql, [run_id, rank, file_id, base_ns, sliced.paths])
+                n = con.execute(sql, [run_id, rank, file_id, base_ns, sliced.paths]).fetchone()[0]
         except duckdb.Error as e:
             raise SplitReadFailed(str(e)) from e
     elif span is not None:
         with SplitArray(source, 1, span) as whole:
             try:
-                con.execute(sql, [run_id, rank, file_id, base_ns, whole.paths[0]])
+                n = con.execute(sql, [run_id, rank, file_id, base_ns, whole.paths[0]]).fetchone()[0]
             except duckdb.Error as e:
                 raise translate_read_error(e, str(source), offset) from e
     else:
         try:
-            con.execute(sql, [run_id, rank, file_id, base_ns, read_path])
+            n = con.execute(sql, [run_id, rank, file_id, base_ns, read_path]).fetchone()[0]
         except duckdb.Error as e:
             raise translate_read_error(e, str(source), offset) from e
-    n = con.execute("SELECT count(*) FROM event WHERE file_id = ?", [file_id]).fetchone()[0] - before
     named = con.execute("SELECT count(*) FROM event WHERE file_id = ? AND ph = 'M' "
                         "AND name IN ('process_name', 'thread_name')", [file_id]).fetchone()[0]
     if named != sum(1 for e in meta if e.get("name") in ("process_name", "thread_name")):
