@@ -126,21 +126,24 @@ def install(con: duckdb.DuckDBPyConnection, objects: list[SqlObject] | None = No
     """
     objects = objects if objects is not None else load_library()
     con.execute(f"CREATE SCHEMA IF NOT EXISTS {INTERNAL_SCHEMA}")
+    # one statement batch per step (measured: 0.45 s per ingest as ~400 separate executes
+    # with a DESCRIBE per view)
+    con.execute("\n;\n".join(obj.sql.strip().rstrip(";") for obj in objects))
+    views = {(o.schema, o.name): o for o in objects if o.kind == "view"}
+    cols = con.execute("SELECT schema_name, table_name, column_name FROM duckdb_columns() "
+                       "WHERE database_name = current_database()").fetchall()
+    comments = []
     for obj in objects:
-        con.execute(obj.sql)
-        if obj.kind == "view":
-            con.execute(f"COMMENT ON VIEW {obj.qualified} IS {_quote(obj.header)}")
-            cols = [r[0] for r in con.execute(f"DESCRIBE {obj.qualified}").fetchall()]
-            for col in cols:
-                if col in obj.column_comments:
-                    con.execute(f'COMMENT ON COLUMN {obj.qualified}."{col}" IS '
-                                f"{_quote(obj.column_comments[col])}")
-        else:
-            con.execute(f"COMMENT ON MACRO TABLE {obj.qualified} IS {_quote(obj.header)}")
+        kind = "VIEW" if obj.kind == "view" else "MACRO TABLE"
+        comments.append(f"COMMENT ON {kind} {obj.qualified} IS {_quote(obj.header)}")
+    for schema, table, col in cols:
+        obj = views.get((schema, table))
+        if obj is not None and col in obj.column_comments:
+            comments.append(f'COMMENT ON COLUMN {obj.qualified}."{col}" IS {_quote(obj.column_comments[col])}')
+    con.execute(";\n".join(comments))
     con.execute("DELETE FROM tracedb_object")
-    for obj in objects:
-        con.execute("INSERT INTO tracedb_object VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [obj.name, obj.kind, obj.schema, obj.topic, obj.header_field("Grain"),
-                     obj.header, ", ".join(obj.parameters) or None,
-                     f"queries/{obj.topic}/{obj.path.name}"])
+    con.executemany("INSERT INTO tracedb_object VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [[obj.name, obj.kind, obj.schema, obj.topic, obj.header_field("Grain"),
+                      obj.header, ", ".join(obj.parameters) or None,
+                      f"queries/{obj.topic}/{obj.path.name}"] for obj in objects])
     return objects
