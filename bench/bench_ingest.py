@@ -11,10 +11,13 @@ wall seconds, MB/s of trace bytes, peak RSS, and the ratio to the bare read_json
     python bench/bench_ingest.py --size 1g --hta      # also HTA load + temporal breakdown
                                                       # (pip-installs HolisticTraceAnalysis into a
                                                       # throwaway venv)
+    python bench/bench_ingest.py --size 1g --msprof   # also msprof-analyze compare of two 100 MB
+                                                      # Ascend ranks (pip-installs msprof-analyze
+                                                      # into a throwaway venv)
 
 Anchors that are not run are taken from ../shared/bench/README.md (measured on this machine
-type, 2026-11-22) and marked "(README)". This is a benchmark, never a test: nothing asserts
-times.
+type, 2026-11-22) and marked "(README)". A second table puts each target of issue #5 next to
+what this run measured. This is a benchmark, never a test: nothing asserts times.
 """
 from __future__ import annotations
 
@@ -66,6 +69,8 @@ def main(argv=None) -> int:
     ap.add_argument("--ranks", type=int, default=1, help="Ascend ranks (ingested as one run)")
     ap.add_argument("--data", help="reuse generated data in this folder (else a temp folder, deleted after)")
     ap.add_argument("--hta", action="store_true", help="also run HTA (installs it into a throwaway venv)")
+    ap.add_argument("--msprof", action="store_true",
+                    help="also run msprof-analyze compare on two 100 MB Ascend ranks (installs it into a throwaway venv)")
     ap.add_argument("--scaling", action="store_true",
                     help="only the rank-scaling table: one run of 1, 2, 4 and 8 ranks of --size each")
     a = ap.parse_args(argv)
@@ -90,30 +95,66 @@ def main(argv=None) -> int:
         rows.append(("DuckDB bare read_json, 1 trace_view.json, 1 thread", wall, bare_mbs, rss))
         tracedb = [sys.executable, "-m", "tracedb.cli", "-q"]
         db = tmp / "t.duckdb"
+        rank_mb = sum(f.stat().st_size for f in (ascend[0] / "ASCEND_PROFILER_OUTPUT").iterdir()) / 1e6
         wall, rss, _ = timed(tracedb + ["ingest", "--db", str(db), str(ascend[0])])
-        rows.append((f"tracedb ingest, 1 rank (trace_view + kernel_details)", wall,
-                     trace0.stat().st_size / 1e6 / wall, rss))
+        one_rank = (wall, rss)
+        rows.append((f"tracedb ingest, 1 rank (trace_view + kernel_details, {rank_mb:.0f} MB)", wall,
+                     rank_mb / wall, rss))
         if len(ascend) > 1:
             db2 = tmp / "t2.duckdb"
             wall, rss, _ = timed(tracedb + ["ingest", "--db", str(db2), str(data / "ascend")])
             rows.append((f"tracedb ingest, {len(ascend)} ranks in one run", wall, trace_mb / wall, rss))
-        for view in ("step_breakdown", "free_time", "uncovered_communication", "op_diff"):
+        view_s = {}
+        for view in ("step_breakdown", "free_time", "uncovered_communication", "op_diff", "comm_op", "slow_rank"):
             wall, rss, _ = timed(tracedb + ["query", "--db", str(db), "--format", "csv",
                                             f"SELECT count(*) FROM {view}"])
+            view_s[view] = wall
             rows.append((f"tracedb query {view} (count, whole process)", wall, None, rss))
         kineto = data / "kineto" / "rank0.pt.trace.json"
+        kineto_run = None
         if kineto.exists():
-            wall, rss, _ = timed(tracedb + ["ingest", "--db", str(tmp / "k.duckdb"), str(kineto)])
-            rows.append(("tracedb ingest, Kineto object trace (FIFO)", wall, kineto.stat().st_size / 1e6 / wall, rss))
+            kdb = tmp / "k.duckdb"
+            wall, rss, _ = timed(tracedb + ["ingest", "--db", str(kdb), str(kineto)])
+            rows.append(("tracedb ingest, Kineto object trace", wall, kineto.stat().st_size / 1e6 / wall, rss))
+            qwall, qrss, _ = timed(tracedb + ["query", "--db", str(kdb), "--format", "csv", "step_breakdown"])
+            kineto_run = (wall + qwall, max(rss, qrss), kineto.stat().st_size / 1e6 / wall)
+            rows.append(("tracedb ingest + step_breakdown, Kineto (HTA's job)", wall + qwall, None, max(rss, qrss)))
+        hta = README_ANCHORS["HTA load + temporal breakdown, 1 GB Kineto (README)"] + ("README",)
         if a.hta and kineto.exists():
             venv = tmp / "hta-venv"
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
             subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "HolisticTraceAnalysis"], check=True)
             wall, rss, _ = timed([str(venv / "bin" / "python"), str(SHARED_BENCH / "anchor_hta.py"), str(kineto.parent)])
+            hta = (wall, rss, "this run")
             rows.append(("HTA load + temporal breakdown, Kineto", wall, kineto.stat().st_size / 1e6 / wall, rss))
+        msprof = README_ANCHORS["msprof-analyze compare, two 100 MB Ascend ranks (README)"] + ("README",)
+        ours_compare = None
+        if a.msprof:
+            pair = tmp / "pair"
+            subprocess.run([sys.executable, str(SHARED_BENCH / "gen_traces.py"), "--out", str(pair), "--ranks", "2",
+                            "--steps", "10", "--events-per-step", "53500", "--seed", "1", "--format", "ascend"],
+                           check=True, capture_output=True)
+            base, comp = sorted((pair / "ascend").iterdir())
+            venv = tmp / "msprof-venv"
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+            subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "msprof-analyze"], check=True)
+            out = tmp / "msprof-out"
+            out.mkdir()
+            wall, rss, _ = timed([str(venv / "bin" / "msprof-analyze"), "compare", "-d", str(comp), "-bp", str(base),
+                                  "-o", str(out)])
+            msprof = (wall, rss, "this run")
+            rows.append(("msprof-analyze compare, two 100 MB Ascend ranks", wall, None, rss))
+            pdb = tmp / "pair.duckdb"
+            script = (f"{' '.join(tracedb)} ingest --db {pdb} --run base --role baseline {base} && "
+                      f"{' '.join(tracedb)} ingest --db {pdb} --run comp --role comparison {comp} && "
+                      f"{' '.join(tracedb)} query --db {pdb} --format csv op_diff > /dev/null")
+            wall, rss, _ = timed(["bash", "-c", script])
+            ours_compare = (wall, rss)
+            rows.append(("tracedb ingest of both + op_diff (msprof-analyze compare's job)", wall, None, rss))
         else:
-            for name, (wall, rss) in README_ANCHORS.items():
-                rows.append((name, wall, None, rss))
+            rows.append(("msprof-analyze compare, two 100 MB Ascend ranks (README)", msprof[0], None, msprof[1]))
+        if not (a.hta and kineto.exists()):
+            rows.append(("HTA load + temporal breakdown, 1 GB Kineto (README)", hta[0], None, hta[1]))
         print(f"\nsize {a.size}, {len(ascend)} Ascend rank(s), trace_view.json {trace0.stat().st_size / 1e6:.0f} MB each, "
               f"{os.cpu_count()} cores\n")
         print(f"| method | wall s | MB/s | peak RSS MiB | MB/s ÷ bare read_json |")
@@ -122,6 +163,20 @@ def main(argv=None) -> int:
             ratio = f"{mbs / bare_mbs:.2f}" if mbs else ""
             print(f"| {name} | {wall:.1f} | {mbs:.0f} | {rss:.0f} | {ratio} |" if mbs else
                   f"| {name} | {wall:.1f} | | {rss:.0f} | |")
+        # the targets of issue #5 against this run
+        targets = [("1 Ascend rank ingest ÷ bare one-core read_json (MB/s)", "≥ 1.5×",
+                    f"{rank_mb / one_rank[0] / bare_mbs:.2f}×")]
+        targets.append(("peak RSS of any ingest", "≤ 1536 MiB", f"{max(r[3] for r in rows if r[0].startswith('tracedb')):.0f} MiB"))
+        if kineto_run:
+            targets.append(("Kineto object trace ingest", "≥ 50 MB/s", f"{kineto_run[2]:.0f} MB/s"))
+            targets.append((f"HTA ({hta[2]}) ÷ tracedb ingest + step_breakdown", "≥ 10×", f"{hta[0] / kineto_run[0]:.1f}×"))
+        if ours_compare:
+            targets.append(("msprof-analyze compare ÷ tracedb ingest + op_diff", "≥ 10×",
+                            f"{msprof[0] / ours_compare[0]:.1f}×"))
+        targets.append((f"slowest view on one {a.size} rank (whole process)", "≤ 5 s", f"{max(view_s.values()):.1f} s"))
+        print("\n| target (issue #5) | wanted | this run |\n|---|---|---|")
+        for t in targets:
+            print("| %s | %s | %s |" % t)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
