@@ -272,7 +272,6 @@ class _Ingest:
             # CANN msprof timeline slice: a JSON array in trace_view.json form (numeric ts)
             file_id, sha = self.claim_file(run_id, rank, "msprof_timeline", path)
             if file_id is not None:
-                t0, size = self.timed(path, "trace_view")
                 with event_array(path) as (read_path, _):
                     n = ev.insert_events(self.con, path, read_path, run_id, rank, file_id, split=False)
                 links = insert_links(self.con, run_id, rank, file_id)
