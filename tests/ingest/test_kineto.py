@@ -61,6 +61,25 @@ def test_base_time_rank_steps_and_comm(tmp_path, gz):
     assert (comp, comm, notov) == (95250, 100000, 100000 - 15762)
 
 
+def test_names_of_metadata_events_outside_the_scanned_tail(tmp_path, monkeypatch):
+    """Plain traces are scanned for metadata events at their end only (where Kineto writes
+    them); names given by metadata events elsewhere in the array still reach every row."""
+    import sys
+    monkeypatch.setattr(sys.modules["tracedb.ingest"], "KINETO_META_TAIL", 400)
+    head = [{"ph": "M", "name": "process_name", "pid": 4021, "tid": 0, "args": {"name": "python3"}},
+            {"ph": "M", "name": "thread_name", "pid": 0, "tid": 7, "args": {"name": "stream 7"}}]
+    tail = [{"ph": "M", "name": "process_name", "pid": 0, "tid": 0, "args": {"name": "GPU 0"}},
+            {"ph": "M", "name": "thread_name", "pid": 4021, "tid": 4021, "args": {"name": "thread 4021 (python3)"}}]
+    f = tmp_path / "w.pt.trace.json"
+    f.write_text(json.dumps(kineto(head + EVENTS * 20 + tail), indent=1))
+    assert f.stat().st_size > 20 * 400
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, f)
+    assert rows(db, "SELECT pid, tid, process_name, thread_name, count(*) FROM event "
+                    "WHERE name = 'ampere_sgemm' OR name LIKE 'cudaLaunch%' GROUP BY ALL ORDER BY 1") == [
+        ("0", "7", "GPU 0", "stream 7", 20), ("4021", "4021", "python3", "thread 4021 (python3)", 40)]
+
+
 def test_fixture_traces_one_kernel_row_per_kernel_event(tmp_path):
     db = tmp_path / "t.duckdb"
     ingest_paths(db, FIXTURES / "kineto")          # a folder of traces: one run, one rank per file

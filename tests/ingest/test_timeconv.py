@@ -69,3 +69,6 @@ def test_scan_metadata_finds_every_m_event(tmp_path, monkeypatch, chunk, memmem)
     found = scan_metadata(f)
     assert [(e["name"], e["args"]["name"]) for e in found] == [("process_name", "Python"),
                                                               ("thread_name", "Stream 1")]
+    # from an offset: only the events that start after it
+    tail = scan_metadata(f, start=len(body.encode()) - 200)
+    assert [(e["name"], e["args"]["name"]) for e in tail] == [("thread_name", "Stream 1")]

@@ -68,16 +68,23 @@ def sha256_of(path: Path) -> str:
     return h.hexdigest()
 
 
-def hash_and_scan(path: Path) -> tuple[str, list[dict] | None]:
+# Kineto writes its metadata events (process and thread names) after all activities, at the
+# end of traceEvents (every Kineto trace of the corpus); this much of the file's end is scanned.
+KINETO_META_TAIL = 16 << 20
+
+
+def hash_and_scan(path: Path, tail: int | None = None) -> tuple[str, list[dict] | None]:
     """sha256 of a trace file and, for an uncompressed one, its metadata events
-    (:func:`tracedb.ingest.events.scan_metadata`), in one pass of wall time: hashing runs on a
-    second thread (hashlib and the libc search both release the GIL), so the hash costs no extra
-    wall time on 2 cores (measured 0.8 s per GB when run alone). ``None`` for gzip files."""
+    (:func:`tracedb.ingest.events.scan_metadata`) — of the whole file, or of its last ``tail``
+    bytes — in one pass of wall time: hashing runs on a second thread (hashlib and the libc
+    search both release the GIL), so the hash costs no extra wall time on 2 cores (measured
+    0.75 s per GB when run alone). ``None`` for gzip files."""
     if is_gzip(path):
         return sha256_of(path), None
+    start = 0 if tail is None else max(0, path.stat().st_size - tail)
     with ThreadPoolExecutor(1) as pool:
         sha = pool.submit(sha256_of, path)
-        meta = ev.scan_metadata(path)
+        meta = ev.scan_metadata(path, start)
         return sha.result(), meta
 
 
@@ -295,7 +302,9 @@ class _Ingest:
 
     def kineto(self, run_id: int, unit: RankInput, taken: set[int]) -> None:
         path = unit.files["kineto"]
-        sha, scanned = hash_and_scan(path) if os.access(path, os.R_OK) else (None, None)
+        # only the file's end is scanned for metadata events (measured on 1 GB: 0.75 s instead of
+        # 1.5-2.0 s, the hash alone); names of metadata found elsewhere are set after the read
+        sha, scanned = hash_and_scan(path, KINETO_META_TAIL) if os.access(path, os.R_OK) else (None, None)
         file_id, sha = self.claim_file(run_id, None, "kineto", path, sha)
         if file_id is None:
             return

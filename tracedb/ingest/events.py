@@ -65,15 +65,16 @@ class SplitReadFailed(Exception):
     every file in one piece; a damaged file then fails with its precise place."""
 
 
-def scan_metadata(path: Path) -> list[dict]:
-    """The metadata ("ph": "M") events of an uncompressed array file, found by a byte scan.
+def scan_metadata(path: Path, start: int = 0) -> list[dict]:
+    """The metadata ("ph": "M") events of an uncompressed trace file, found by a byte scan from
+    byte ``start`` to the end.
 
     Only a few hundred events name processes and threads. The file is read in 16 MiB chunks
     (not a memory map: its pages would count as resident memory); the literal ``"M"`` (rare
     outside ph values) is searched with :func:`_find_all`, each hit must follow ``"ph":``, and
     the enclosing object is decoded (0.75 s per GB, against 1.65 s for a regex stopping at every
-    ``"ph"``). Missed events are caught afterwards (see
-    :func:`insert_events`), so this is an optimisation, never the source of truth.
+    ``"ph"``). Missed events (before ``start``, or an event cut by it) are caught afterwards
+    (see :func:`insert_events`), so this is an optimisation, never the source of truth.
     """
     found, seen = [], set()
     back, ahead = 4096, 65536          # an M event starts ≤ 4 KiB before "ph" and is < 64 KiB long
@@ -82,7 +83,8 @@ def scan_metadata(path: Path) -> list[dict]:
     buf = bytearray(SCAN_CHUNK + back + ahead)
     view = memoryview(buf)
     with open(path, "rb") as f:
-        filled, base = 0, 0            # buf[:filled] holds file bytes [base, base + filled)
+        f.seek(start)
+        filled, base = 0, start        # buf[:filled] holds file bytes [base, base + filled)
         while True:
             got = f.readinto(view[filled:filled + SCAN_CHUNK])
             filled += got
