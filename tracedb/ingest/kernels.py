@@ -109,15 +109,21 @@ def kineto_kernels(con: duckdb.DuckDBPyConnection, run_id: int, rank: int, file_
     Communication: names starting nccl/rccl or containing ncclKernel/ncclDevKernel.
     """
     before = con.execute("SELECT count(*) FROM kernel WHERE run_id = ? AND rank = ?", [run_id, rank]).fetchone()[0]
+    # kernel_id is numbered by a window over (ts, name, event rowid) only, joined back: the window
+    # over the full kernel rows ran the whole INSERT on one thread (measured on 564 k kernels:
+    # 3.9 -> 2.6 s). args is parsed once for its three fields (0.50 -> 0.22 s).
     con.execute(f"""
         INSERT INTO kernel
         WITH k AS (
-            SELECT name, ts_ns, dur_ns, pid, tid,
-                   json_extract_string(args, '$.correlation') AS corr,
-                   TRY_CAST(json_extract_string(args, '$.device') AS INTEGER) AS device,
-                   json_extract_string(args, '$.stream') AS stream
-            FROM event
-            WHERE file_id = ? AND ph = 'X' AND lower(cat) = 'kernel' AND ts_ns IS NOT NULL
+            SELECT erow, name, ts_ns, dur_ns, pid, tid, a[1] AS corr, TRY_CAST(a[2] AS INTEGER) AS device,
+                   a[3] AS stream
+            FROM (SELECT rowid AS erow, name, ts_ns, dur_ns, pid, tid,
+                         json_extract_string(args, ['$.correlation', '$.device', '$.stream']) AS a
+                  FROM event
+                  WHERE file_id = ? AND ph = 'X' AND lower(cat) = 'kernel' AND ts_ns IS NOT NULL)
+        ),
+        ids AS (
+            SELECT erow, row_number() OVER (ORDER BY ts_ns, name, erow) AS n FROM k
         ),
         launch AS (
             SELECT json_extract_string(args, '$.correlation') AS corr, min(ts_ns) AS ts_ns
@@ -135,13 +141,14 @@ def kineto_kernels(con: duckdb.DuckDBPyConnection, run_id: int, rank: int, file_
               ON s.run_id = ? AND s.rank = ? AND l.ts_ns >= s.host_start_ns AND l.ts_ns < s.host_end_ns
             GROUP BY l.corr
         )
-        SELECT ?, ?, ?, {_NEXT_ID} + row_number() OVER (ORDER BY k.ts_ns, k.name),
+        SELECT ?, ?, ?, {_NEXT_ID} + ids.n,
                ls.step, k.name, k.name,
                CASE WHEN is_comm THEN 'COMMUNICATION' ELSE 'KERNEL' END,
                NULL, coalesce(k.device, TRY_CAST(k.pid AS INTEGER)), coalesce(k.stream, k.tid),
                k.ts_ns, coalesce(k.dur_ns, 0), NULL, is_comm, NULL, NULL, NULL, NULL, NULL, 'kineto'
         FROM (SELECT *, (lower(name) LIKE 'nccl%' OR lower(name) LIKE 'rccl%'
                          OR name LIKE '%ncclKernel%' OR name LIKE '%ncclDevKernel%') AS is_comm FROM k) AS k
+        JOIN ids ON ids.erow = k.erow
         LEFT JOIN launch_step AS ls ON ls.corr = k.corr
     """, [file_id, file_id, run_id, rank, run_id, rank, file_id, run_id, rank])
     # kernels whose launch event exists but lies outside every step stay outside (step NULL);
