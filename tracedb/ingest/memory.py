@@ -257,21 +257,25 @@ def insert_kineto_memory(con: duckdb.DuckDBPyConnection, file_id: int) -> int:
     Returns:
         rows inserted.
     """
-    dtype = "TRY_CAST(json_extract_string(m.args, '$.\"Device Type\"') AS INTEGER)"
-    did = "json_extract_string(m.args, '$.\"Device Id\"')"
+    # args fields, parsed once per event (m.a[i]; nine json_extract_string calls cost 0.4 s more
+    # on 282 k events, measured): 1 Device Type, 2 Device Id, 3 Bytes, 4 Total Allocated,
+    # 5 Total Reserved, 6 Addr
+    fields = "['$.\"Device Type\"', '$.\"Device Id\"', '$.Bytes', '$.\"Total Allocated\"', '$.\"Total Reserved\"', '$.Addr']"
+    dtype = "TRY_CAST(m.a[1] AS INTEGER)"
     names = " ".join(f"WHEN {k} THEN '{v}'" for k, v in _DEVICE_TYPES.items())
     device = (f"CASE WHEN {dtype} = 0 THEN 'CPU' WHEN {dtype} IS NULL THEN NULL "
-              f"ELSE coalesce(CASE {dtype} {names} END, 'DeviceType' || {dtype}) || ':' || {did} END")
-    num = "TRY_CAST(json_extract_string(m.args, '$.\"{}\"') AS BIGINT)"
+              f"ELSE coalesce(CASE {dtype} {names} END, 'DeviceType' || {dtype}) || ':' || m.a[2] END")
+    num = "TRY_CAST(m.a[{}] AS BIGINT)"
     # Owner op: "same thread and op start <= event <= op end". Every thread gets its own band of
     # one number line (thread x span + time since the trace start, HUGEINT: no overflow), so the condition becomes two
     # inequalities on one key, which DuckDB runs as an IEJoin (n log n + output) instead of a hash
     # join on the thread filtered pair by pair. Steps go through temporary tables: inside one
     # INSERT the planner picked a piecewise merge join (1.5 s instead of 20 ms on 13 k events).
-    con.execute("""
+    con.execute(f"""
         CREATE OR REPLACE TEMP TABLE _memory_event AS
         WITH mem AS (
-            SELECT run_id, rank, file_id, pid, tid, ts_ns, args, row_number() OVER () AS seq
+            SELECT run_id, rank, file_id, pid, tid, ts_ns, json_extract_string(args, {fields}) AS a,
+                   row_number() OVER () AS seq
             FROM event
             WHERE file_id = ? AND name = '[memory]' AND ph IN ('i', 'I')
         ),
@@ -310,9 +314,8 @@ def insert_kineto_memory(con: duckdb.DuckDBPyConnection, file_id: int) -> int:
     con.execute(f"""
         INSERT INTO memory ({_COLUMNS})
         SELECT m.run_id, m.rank, m.file_id, 'event', 'PyTorch', w.op_name, {device}, m.ts_ns,
-               NULL, NULL, {num.format('Bytes')}, {num.format('Total Allocated')},
-               {num.format('Total Reserved')}, NULL, NULL,
-               NULL, NULL, NULL, NULL, NULL, json_extract_string(m.args, '$.Addr')
+               NULL, NULL, {num.format(3)}, {num.format(4)}, {num.format(5)}, NULL, NULL,
+               NULL, NULL, NULL, NULL, NULL, m.a[6]
         FROM _memory_event AS m
         LEFT JOIN _memory_owner AS w
             ON w.seq = m.seq
