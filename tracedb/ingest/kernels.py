@@ -126,13 +126,14 @@ def kineto_kernels(con: duckdb.DuckDBPyConnection, run_id: int, rank: int, file_
             SELECT erow, row_number() OVER (ORDER BY ts_ns, name, erow) AS n FROM k
         ),
         launch AS (
-            SELECT json_extract_string(args, '$.correlation') AS corr, min(ts_ns) AS ts_ns
-            FROM event
-            WHERE file_id = ? AND ph = 'X'
-              AND lower(cat) IN ('cuda_runtime', 'runtime', 'cuda_driver', 'privateuse1_runtime',
-                                 'privateuse1_driver', 'hip_runtime')
-              AND json_extract_string(args, '$.correlation') IS NOT NULL
-            GROUP BY 1
+            SELECT corr, min(ts_ns) AS ts_ns
+            FROM (SELECT json_extract_string(args, '$.correlation') AS corr, ts_ns
+                  FROM event
+                  WHERE file_id = ? AND ph = 'X'
+                    AND lower(cat) IN ('cuda_runtime', 'runtime', 'cuda_driver', 'privateuse1_runtime',
+                                       'privateuse1_driver', 'hip_runtime'))
+            WHERE corr IS NOT NULL
+            GROUP BY corr
         ),
         launch_step AS (
             SELECT l.corr, min(s.step) AS step
