@@ -80,6 +80,34 @@ def test_names_of_metadata_events_outside_the_scanned_tail(tmp_path, monkeypatch
         ("0", "7", "GPU 0", "stream 7", 20), ("4021", "4021", "python3", "thread 4021 (python3)", 40)]
 
 
+def test_hash_while_parsing_and_same_size_files(tmp_path):
+    """A file's SHA-256 is computed while it is parsed unless the run has a file of the same
+    format and size: only such a file can repeat one already ingested."""
+    import hashlib
+    import pytest
+    from tracedb.errors import InputError
+    doc = kineto(EVENTS, distributedInfo={"rank": 0, "world_size": 1})
+    a = tmp_path / "a" / "w.pt.trace.json"
+    a.parent.mkdir()
+    a.write_text(json.dumps(doc))
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, a, run="r")
+    assert rows(db, "SELECT path, sha256 FROM source_file") == [
+        (str(a.resolve()), hashlib.sha256(a.read_bytes()).hexdigest())]
+    copy = tmp_path / "copy" / "w.pt.trace.json"           # same bytes, another path: skipped
+    copy.parent.mkdir()
+    copy.write_bytes(a.read_bytes())
+    report = ingest_paths(db, copy, run="r")
+    assert report.files_ingested == [] and report.files_skipped == [str(copy)]
+    other = tmp_path / "other" / "w.pt.trace.json"         # same size, one digit changed: not skipped
+    other.parent.mkdir()
+    other.write_bytes(a.read_bytes().replace(b'"dur": 95.25', b'"dur": 95.26'))
+    assert other.stat().st_size == a.stat().st_size and other.read_bytes() != a.read_bytes()
+    with pytest.raises(InputError, match="rank 0 of this run already has a trace"):
+        ingest_paths(db, other, run="r")
+    assert rows(db, "SELECT count(*) FROM source_file") == [(1,)]
+
+
 def test_fixture_traces_one_kernel_row_per_kernel_event(tmp_path):
     db = tmp_path / "t.duckdb"
     ingest_paths(db, FIXTURES / "kineto")          # a folder of traces: one run, one rank per file
