@@ -65,7 +65,7 @@ COMMENT ON TABLE kernel IS 'One row per device kernel/task. NPU: kernel_details.
 COMMENT ON COLUMN kernel.run_id IS 'Run (run.run_id).';
 COMMENT ON COLUMN kernel.rank IS 'Rank (rank.rank).';
 COMMENT ON COLUMN kernel.file_id IS 'Input file the row came from (source_file.file_id).';
-COMMENT ON COLUMN kernel.kernel_id IS 'Row number of the kernel within (run, rank): kernel_details.csv and trace tasks in file order, Kineto kernels by start, name, then file order; stable key for joins.';
+COMMENT ON COLUMN kernel.kernel_id IS 'Row number of the kernel within (run, rank): kernel_details.csv rows in file order; trace_view.json tasks (no kernel_details.csv) and Kineto kernels by start, then name (Kineto ties: event row); stable key for joins.';
 COMMENT ON COLUMN kernel.step IS 'Step number: kernel_details.csv "Step Id"/"Step ID"; else the ProfilerStep#N whose host window holds the launch (Kineto: the cuda_runtime launch with the same correlation id); else the step whose [host start, next host start) holds the kernel start. NULL outside every step.';
 COMMENT ON COLUMN kernel.name IS 'Kernel name: kernel_details.csv "Name", trace event name.';
 COMMENT ON COLUMN kernel.op_type IS 'Op type: kernel_details.csv "Type" as written (N/A at Level0); trace-only NPU rows: the kernel name; GPU: the kernel name.';

@@ -15,11 +15,20 @@ from __future__ import annotations
 _STRIP = "' ' || chr(9) || chr(13) || chr(10) || chr(34)"
 
 
+_NULL_WORDS = ("", "N/A", "NA", "NULL", "NONE", "-")
+
+
 def clean_text(expr: str) -> str:
     """SQL: the text of ``expr`` with surrounding blanks, TAB, CR/LF and quotes removed;
-    NULL for '', 'N/A', 'NA', 'NULL', 'None' and '-'."""
+    NULL for '', 'N/A', 'NA', 'NULL', 'None' and '-'.
+
+    The words are compared in an OR chain, not ``IN (...)``: DuckDB turns an IN list of six
+    constants (and list_contains) into a hash join, and a join gives up the file order of the
+    rows it passes, which kernel_details.csv's kernel_id is taken from (measured: 355 k of
+    456 k kernels out of order on a 116 MB file)."""
     t = f"trim(CAST({expr} AS VARCHAR), {_STRIP})"
-    return f"CASE WHEN upper({t}) IN ('', 'N/A', 'NA', 'NULL', 'NONE', '-') THEN NULL ELSE {t} END"
+    words = " OR ".join(f"upper({t}) = '{w}'" for w in _NULL_WORDS)
+    return f"CASE WHEN {words} THEN NULL ELSE {t} END"
 
 
 def us_text_to_ns(expr: str) -> str:

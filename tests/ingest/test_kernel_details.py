@@ -54,3 +54,28 @@ def test_missing_required_column_names_file_and_column(tmp_path):
     # nothing written: not even the schema (the whole ingest, schema included, is one transaction)
     db = tmp_path / "t.duckdb"
     assert not db.exists() or rows(db, "SELECT count(*) FROM duckdb_tables() WHERE NOT internal") == [(0,)]
+
+
+def test_kernel_id_is_file_order_on_a_file_read_in_parallel(tmp_path):
+    """kernel_id numbers the rows in file order. A 30 MB file is parsed by several threads,
+    whose rows reach the table in file order only if nothing in the statement is a join (an
+    IN list of five or more constants becomes one in DuckDB); the names here encode the line,
+    and starts run backwards so that no ordering by time can pass for file order."""
+    f = tmp_path / "kernel_details.csv"
+    n = 120_000
+    with open(f, "w") as out:
+        out.write("Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),"
+                  "Input Shapes,Output Shapes,Padding\n")
+        pad = "x" * 180
+        for i in range(n):
+            shapes = "N/A" if i % 7 == 0 else f'"""{i % 97},4096"""'
+            out.write(f"1,k{i},Op,AI_CORE,{1700000001000000 - i}.125\t,1.5,0,{shapes},{shapes},{pad}\n")
+    assert f.stat().st_size > 30e6
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, f, run="r")
+    assert rows(db, "SELECT count(*), min(kernel_id), max(kernel_id), count(DISTINCT kernel_id) FROM kernel") == \
+        [(n, 1, n, n)]
+    assert rows(db, "SELECT count(*) FROM kernel WHERE name <> 'k' || (kernel_id - 1)") == [(0,)]
+    # the N/A shapes are NULL; kernel_id 9 is k8 (line 10): shape "8,4096", start 8 µs before k0
+    assert rows(db, "SELECT count(*) FROM kernel WHERE input_shapes IS NULL") == [((n + 6) // 7,)]
+    assert rows(db, "SELECT input_shapes, ts_ns FROM kernel WHERE kernel_id = 9") == [("8,4096", 1700000000999992125)]
