@@ -13,8 +13,12 @@ import duckdb
 
 from ..errors import InputError
 from ..timeconv import clean_text, int_text, us_text_to_ns
+from . import kernels as kn
 from .events import translate_read_error
 from .fieldmaps.kernel_details import COMMUNICATION_CORES, FIELDS, REQUIRED
+
+
+KD = "_tracedb_kernel_details"
 
 
 def read_header(path: Path) -> list[str]:
@@ -66,14 +70,18 @@ def column_exprs(header: list[str], path: Path, required=REQUIRED) -> tuple[dict
 
 def ingest_kernel_details(con: duckdb.DuckDBPyConnection, path: Path, run_id: int, rank: int,
                           file_id: int) -> tuple[int, bool]:
-    """Insert one kernel_details.csv into ``kernel``.
+    """Insert one kernel_details.csv into ``kernel``, with what the rank's trace_view.json (if
+    ingested) adds: each kernel's Ascend Hardware Task Type and stream, each HCCL op's group
+    (:func:`tracedb.ingest.kernels.trace_task_ctes`); and, when the file has no step column,
+    the step whose host window holds the kernel start.
 
     Returns:
         (rows inserted, whether the file had a step column).
 
     Raises:
         InputError: empty file, missing required column, unparsable CSV, or a row whose start
-            time or duration is not a number (the message gives its line).
+            time or duration is not a number, whose duration is negative or whose name is empty
+            (the message gives its line).
     """
     header = read_header(path)
     e, has_step = column_exprs(header, path)
@@ -82,56 +90,65 @@ def ingest_kernel_details(con: duckdb.DuckDBPyConnection, path: Path, run_id: in
            "strict_mode = false, null_padding = true)")
     next_id = con.execute("SELECT coalesce(max(kernel_id), 0) FROM kernel WHERE run_id = ? AND rank = ?",
                           [run_id, rank]).fetchone()[0]
+    # parsed once, in parallel, into a temporary table whose rowid follows the file order (from
+    # the transaction's first row id, hence the min(rowid));
+    # then one INSERT joins the trace on. Filling kernel_id, task type and stream by UPDATEs of
+    # the new rows instead sent the whole table through the WAL at COMMIT (measured on 456 k
+    # rows: UPDATEs 0.5 s + COMMIT 0.7 s, against 0.2 s for the temporary table).
     try:
-        # one pass: only the mapped columns are read. kernel_id is numbered afterwards from the
-        # rowid, which follows insertion = file order (row_number() OVER () would run the whole
-        # insert on one thread: 1.6 s more per 100 MB, measured).
         con.execute(f"""
-            INSERT INTO kernel
-            SELECT ?, ?, ?, 0,
-                   {e['step']}, {e['name']}, {e['op_type']}, {e['accelerator_core']}, NULL,
-                   {e['device_id']}, nullif({e['stream_id']}, 'N/A'),
-                   {e['ts_ns']}, {e['dur_ns']}, {e['wait_ns']},
+            CREATE OR REPLACE TEMP TABLE {KD} AS
+            SELECT {e['step']} AS step, {e['name']} AS name, {e['op_type']} AS op_type,
+                   {e['accelerator_core']} AS accelerator_core, {e['device_id']} AS device_id,
+                   nullif({e['stream_id']}, 'N/A') AS stream_id,
+                   {e['ts_ns']} AS ts_ns, {e['dur_ns']} AS dur_ns, {e['wait_ns']} AS wait_ns,
                    (upper(coalesce({e['accelerator_core']}, '')) IN ({cores})
-                    OR lower({e['name']}) LIKE 'hcom\\_%' ESCAPE '\\'),
-                   NULL, {e['input_shapes']}, {e['input_dtypes']}, {e['output_shapes']}, {e['block_dim']},
-                   'kernel_details'
+                    OR lower({e['name']}) LIKE 'hcom\\_%' ESCAPE '\\') AS is_communication,
+                   {e['input_shapes']} AS input_shapes, {e['input_dtypes']} AS input_dtypes,
+                   {e['output_shapes']} AS output_shapes, {e['block_dim']} AS block_dim
             FROM {src}
-        """, [run_id, rank, file_id, str(path)])
-        con.execute("UPDATE kernel SET kernel_id = ? + rowid - (SELECT min(rowid) FROM kernel WHERE file_id = ?) + 1 "
-                    "WHERE file_id = ?", [next_id, file_id, file_id])
-    except duckdb.ConstraintException as err:
-        # NOT NULL on ts_ns/dur_ns: find the first offending line for the message
-        raise _first_bad_line(con, path, e, src) from err
+        """, [str(path)])
     except duckdb.Error as err:
         raise translate_read_error(err, str(path)) from err
-    bad = con.execute("""
-        SELECT kernel_id - ? + 1, dur_ns < 0, name IS NULL FROM kernel
-        WHERE file_id = ? AND (dur_ns < 0 OR name IS NULL) ORDER BY kernel_id LIMIT 1
-    """, [next_id, file_id]).fetchone()
+    bad = con.execute(f"""
+        SELECT rowid - (SELECT min(rowid) FROM {KD}) + 2, ts_ns IS NULL, dur_ns IS NULL, dur_ns < 0 FROM {KD}
+        WHERE ts_ns IS NULL OR dur_ns IS NULL OR dur_ns < 0 OR name IS NULL ORDER BY rowid LIMIT 1
+    """).fetchone()
     if bad:
-        if bad[1]:
-            raise InputError("column 'Duration(us)' is negative.", file=str(path), place=f"line {bad[0]}",
+        line, no_ts, no_dur, negative = bad
+        if no_ts or no_dur:
+            col = "Start Time(us)" if no_ts else "Duration(us)"
+            raise InputError(f"column {col!r} is empty or not a number.", file=str(path), place=f"line {line}",
+                             hint="the file may be truncated or edited.")
+        if negative:
+            raise InputError("column 'Duration(us)' is negative.", file=str(path), place=f"line {line}",
                              hint="a kernel cannot take negative time; the file was edited or corrupted.")
-        raise InputError("column 'Name' is empty.", file=str(path), place=f"line {bad[0]}",
+        raise InputError("column 'Name' is empty.", file=str(path), place=f"line {line}",
                          hint="the file may be truncated or edited.")
-    n = con.execute("SELECT count(*) FROM kernel WHERE file_id = ?", [file_id]).fetchone()[0]
+    step = "kd.step" if has_step else "w.step"
+    window = "" if has_step else "ASOF LEFT JOIN step_start AS w ON kd.ts_ns >= w.host_start_ns"
+    con.execute(f"""
+        INSERT INTO kernel
+        WITH kd AS (SELECT rowid - (SELECT min(rowid) FROM {KD}) AS r, * FROM {KD}),
+        {kn.trace_task_ctes()},
+        matched AS (
+            SELECT kd.r, any_value(t.task_type) AS task_type, any_value(t.tid) AS tid
+            FROM kd JOIN task AS t ON {kn.TASK_MATCH.format(k='kd')}
+            WHERE NOT kd.is_communication
+            GROUP BY kd.r
+        ),
+        step_start AS ({kn.STEP_STARTS})
+        SELECT $run_id, $rank, $file_id, $next_id + kd.r + 1, {step}, kd.name, kd.op_type, kd.accelerator_core, m.task_type,
+               kd.device_id, coalesce(kd.stream_id, m.tid), kd.ts_ns, kd.dur_ns, kd.wait_ns,
+               kd.is_communication, g.group_name, kd.input_shapes, kd.input_dtypes, kd.output_shapes,
+               kd.block_dim, 'kernel_details'
+        FROM kd
+        LEFT JOIN matched AS m ON m.r = kd.r
+        LEFT JOIN hccl_group AS g ON kd.is_communication AND g.name = kd.name
+        {window}
+    """, {"run_id": run_id, "rank": rank, "file_id": file_id, "next_id": next_id})
+    n = con.execute(f"SELECT count(*) FROM {KD}").fetchone()[0]
+    con.execute(f"DROP TABLE {KD}")
     return n, has_step
 
 
-def _first_bad_line(con, path: Path, e: dict, src: str) -> InputError:
-    """The first data line whose start or duration is empty or not a number (slow path, errors only).
-    Runs on a separate cursor: the failed INSERT has aborted the ingest's transaction."""
-    try:
-        row = con.cursor().execute(f"""
-            SELECT line, ts IS NULL FROM (
-                SELECT row_number() OVER () + 1 AS line, {e['ts_ns']} AS ts, {e['dur_ns']} AS dur FROM {src})
-            WHERE ts IS NULL OR dur IS NULL ORDER BY line LIMIT 1
-        """, [str(path)]).fetchone()
-    except duckdb.Error:
-        row = None
-    if row is None:
-        return InputError("a row has an empty or non-numeric start time or duration.", file=str(path))
-    col = "Start Time(us)" if row[1] else "Duration(us)"
-    return InputError(f"column {col!r} is empty or not a number.", file=str(path), place=f"line {row[0]}",
-                      hint="the file may be truncated or edited.")

@@ -42,10 +42,24 @@ def size_bytes_sql(json_expr: str, path: str) -> str:
     return size_bytes_of_json(f"CAST(json_extract({json_expr}, '{path}') AS VARCHAR)")
 
 
+# SQL: the step of the HCCL op ({o}.op_name, {o}.op_ts_ns) of ($run_id, $rank): the step of the
+# communication kernel with the same name and start, else the last step whose host window
+# started at or before the op (the kernels' window rule)
+_OP_STEP = """coalesce(
+    (SELECT min(k.step) FROM kernel AS k
+     WHERE k.run_id = $run_id AND k.rank = $rank AND k.is_communication
+       AND k.name = {o}.op_name AND k.ts_ns = {o}.op_ts_ns),
+    (SELECT max(w.step) FROM step AS w
+     WHERE w.run_id = $run_id AND w.rank = $rank AND w.host_start_ns IS NOT NULL
+       AND w.host_start_ns <= {o}.op_ts_ns))"""
+
+
 def insert_links(con: duckdb.DuckDBPyConnection, run_id: int, rank: int, file_id: int) -> int:
     """Insert the link tasks of trace file ``file_id``; returns the number of rows.
 
-    The step is filled later by :func:`set_link_steps` (it needs the kernels' steps).
+    Each task's step is its op's (:data:`_OP_STEP`), from the kernels and steps present now:
+    call it after the rank's kernels are in (:func:`set_link_steps` corrects the links of a
+    trace ingested before its kernels).
     """
     return con.execute(f"""
         INSERT INTO link (run_id, rank, file_id, step, group_name, op_name, plane_id, task_name,
@@ -58,7 +72,7 @@ def insert_links(con: duckdb.DuckDBPyConnection, run_id: int, rank: int, file_id
                             max(TRY_CAST(tid AS BIGINT))) AS sort_key,
                    TRY_CAST(tid AS BIGINT) AS tid_num
             FROM event
-            WHERE file_id = ? AND process_name IN ({_PROCS}) AND thread_name IS NOT NULL
+            WHERE file_id = $file_id AND process_name IN ({_PROCS}) AND thread_name IS NOT NULL
             GROUP BY pid, tid
         ),
         group_rows AS (
@@ -94,18 +108,22 @@ def insert_links(con: duckdb.DuckDBPyConnection, run_id: int, rank: int, file_id
         ops AS (
             SELECT pid, tid, name AS op_name, ts_ns, ts_ns + coalesce(dur_ns, 0) AS end_ns
             FROM event
-            WHERE file_id = ? AND ph = 'X' AND process_name IN ({_PROCS})
+            WHERE file_id = $file_id AND ph = 'X' AND process_name IN ({_PROCS})
               AND thread_name LIKE '%Communication%' AND ts_ns IS NOT NULL
+        ),
+        op_step AS (
+            SELECT o.op_name, o.op_ts_ns, {_OP_STEP.format(o='o')} AS step
+            FROM (SELECT DISTINCT op_name, ts_ns AS op_ts_ns FROM ops) AS o
         ),
         tasks AS (
             SELECT e.*, pg.plane_id, pg.group_tid, pg.group_name, from_json(e.args, '{_TASK_STRUCT}') AS a
             FROM event AS e
             JOIN planes_grouped AS pg ON pg.pid = e.pid AND pg.tid = e.tid
-            WHERE e.file_id = ? AND e.ph = 'X' AND e.process_name IN ({_PROCS}) AND e.ts_ns IS NOT NULL
+            WHERE e.file_id = $file_id AND e.ph = 'X' AND e.process_name IN ({_PROCS}) AND e.ts_ns IS NOT NULL
         ),
         -- the op whose slice holds the task start: the latest op starting at or before the task
         -- (ASOF join: one sorted merge, not a range join), kept only if it has not ended yet
-        SELECT ?, ?, ?, NULL, t.group_name,
+        SELECT $run_id, $rank, $file_id, CASE WHEN t.ts_ns <= o.end_ns THEN s.step END, t.group_name,
                CASE WHEN t.ts_ns <= o.end_ns THEN o.op_name END, t.plane_id,
                replace(trim(t.name), ' ', '_'),
                TRY_CAST(t.a['src rank'] AS BIGINT),
@@ -121,27 +139,21 @@ def insert_links(con: duckdb.DuckDBPyConnection, run_id: int, rank: int, file_id
         FROM tasks AS t
         ASOF LEFT JOIN ops AS o
             ON o.pid = t.pid AND o.tid = t.group_tid AND t.ts_ns >= o.ts_ns
-    """, [file_id, file_id, file_id, run_id, rank, file_id]).fetchone()[0]
+        LEFT JOIN op_step AS s ON s.op_name = o.op_name AND s.op_ts_ns = o.ts_ns
+    """, {"run_id": run_id, "rank": rank, "file_id": file_id}).fetchone()[0]
 
 
 def set_link_steps(con: duckdb.DuckDBPyConnection, run_id: int, rank: int) -> None:
     """Step of every link task of (run, rank): the step of its op — the HCCL op kernel with the
     same name and start (kernel.step), else the step whose [host start, next host start) holds
     the op start (the kernels' window rule)."""
-    con.execute("""
+    con.execute(f"""
         UPDATE link SET step = s.step
         FROM (
-            SELECT o.op_name, o.op_ts_ns,
-                   coalesce(
-                       (SELECT min(k.step) FROM kernel AS k
-                        WHERE k.run_id = ? AND k.rank = ? AND k.is_communication
-                          AND k.name = o.op_name AND k.ts_ns = o.op_ts_ns),
-                       (SELECT max(w.step) FROM step AS w
-                        WHERE w.run_id = ? AND w.rank = ? AND w.host_start_ns IS NOT NULL
-                          AND w.host_start_ns <= o.op_ts_ns)) AS step
+            SELECT o.op_name, o.op_ts_ns, {_OP_STEP.format(o='o')} AS step
             FROM (SELECT DISTINCT op_name, op_ts_ns FROM link
-                  WHERE run_id = ? AND rank = ? AND op_ts_ns IS NOT NULL) AS o
+                  WHERE run_id = $run_id AND rank = $rank AND op_ts_ns IS NOT NULL) AS o
         ) AS s
-        WHERE link.run_id = ? AND link.rank = ? AND link.op_name = s.op_name AND link.op_ts_ns = s.op_ts_ns
+        WHERE link.run_id = $run_id AND link.rank = $rank AND link.op_name = s.op_name AND link.op_ts_ns = s.op_ts_ns
           AND link.step IS DISTINCT FROM s.step
-    """, [run_id, rank, run_id, rank, run_id, rank, run_id, rank])
+    """, {"run_id": run_id, "rank": rank})
