@@ -198,7 +198,7 @@ class _Ingest:
         table through the WAL at COMMIT: 1.2 s per 1 GB rank, measured)."""
         files = unit.files
         rank = unit.rank
-        trace = None             # (file_id, path, t0, size, events) of a trace_view.json read now
+        trace = None             # file_id of a trace_view.json ingested now
         if "trace_view" in files:
             path = files["trace_view"]
             file_id, sha = self.claim_file(run_id, rank, "trace_view", path)
@@ -224,7 +224,7 @@ class _Ingest:
             file_id, sha = self.claim_file(run_id, rank, "kernel_details", path)
             if file_id is not None:
                 t0, size = self.timed(path, "kernel_details")
-                n, _ = ingest_kernel_details(self.con, path, run_id, rank, file_id)
+                n = ingest_kernel_details(self.con, path, run_id, rank, file_id)
                 # kernels derived from a trace earlier are replaced by the profiler's own table
                 self.con.execute("DELETE FROM kernel WHERE run_id = ? AND rank = ? AND source = 'trace_view'",
                                  [run_id, rank])
