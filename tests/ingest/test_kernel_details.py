@@ -79,3 +79,24 @@ def test_kernel_id_is_file_order_on_a_file_read_in_parallel(tmp_path):
     # the N/A shapes are NULL; kernel_id 9 is k8 (line 10): shape "8,4096", start 8 µs before k0
     assert rows(db, "SELECT count(*) FROM kernel WHERE input_shapes IS NULL") == [((n + 6) // 7,)]
     assert rows(db, "SELECT input_shapes, ts_ns FROM kernel WHERE kernel_id = 9") == [("8,4096", 1700000000999992125)]
+
+
+def test_kernel_details_ingested_before_its_trace(tmp_path):
+    """kernel_details.csv first, its rank folder in a second command: the same kernels, steps
+    and link steps as ingesting the folder at once. The step row made from the CSV gets the
+    ProfilerStep#50 host window of the trace (it kept none before; 222 of the 296 HCCL link
+    tasks then had no step)."""
+    rank0 = FIXTURES / "ascend/level1/rank0_ascend_pt"
+    together, apart = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
+    ingest_paths(together, rank0, run="r")
+    ingest_paths(apart, rank0 / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", run="r")
+    ingest_paths(apart, rank0, run="r")
+    for sql in ("SELECT kernel_id, step, name, task_type, stream_id, group_name FROM kernel ORDER BY kernel_id",
+                "SELECT step, host_start_ns, host_end_ns, device_start_ns, device_end_ns FROM step",
+                "SELECT step, op_name, ts_ns, plane_id, task_name FROM link ORDER BY ALL"):
+        assert rows(apart, sql) == rows(together, sql), sql
+    # ProfilerStep#50 of trace_view.json: ts 1736408883686740.710 µs, dur 155985.800 µs
+    assert rows(apart, "SELECT step, host_start_ns, host_end_ns FROM step") == \
+        [(50, 1736408883686740710, 1736408883842726510)]
+    assert rows(apart, "SELECT step, count(*) FROM link GROUP BY step") == [(50, 296)]
+    assert rows(apart, "SELECT count(task_type), count(group_name) FROM kernel") == [(187, 4)]

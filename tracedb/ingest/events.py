@@ -251,9 +251,12 @@ def _names_from_rows(con: duckdb.DuckDBPyConnection, file_id: int) -> None:
 
 
 def insert_steps(con: duckdb.DuckDBPyConnection, run_id: int, rank: int, file_id: int) -> int:
-    """ProfilerStep#N host slices of one file → ``step`` rows (host window). Returns steps added.
+    """ProfilerStep#N host slices of one file → ``step`` rows (host window). Returns the
+    rank's step count.
 
-    GPU copies of the step (cat gpu_user_annotation) are not host steps and are skipped.
+    A step row that has no host window yet (made from a kernel_details.csv ingested before
+    the trace) gets this one; a step that has one keeps it. GPU copies of the step (cat
+    gpu_user_annotation) are not host steps and are skipped.
     """
     con.execute("""
         INSERT INTO step (run_id, rank, step, host_start_ns, host_end_ns)
@@ -267,8 +270,10 @@ def insert_steps(con: duckdb.DuckDBPyConnection, run_id: int, rank: int, file_id
               AND coalesce(lower(cat), '') NOT LIKE 'gpu%'
         ) AS s
         WHERE step IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM step AS o WHERE o.run_id = s.run_id AND o.rank = s.rank AND o.step = s.step)
         GROUP BY run_id, rank, step
+        ON CONFLICT (run_id, rank, step) DO UPDATE
+            SET host_start_ns = excluded.host_start_ns, host_end_ns = excluded.host_end_ns
+            WHERE step.host_start_ns IS NULL
     """, [run_id, rank, file_id])
     return con.execute("SELECT count(*) FROM step WHERE run_id = ? AND rank = ?", [run_id, rank]).fetchone()[0]
 
