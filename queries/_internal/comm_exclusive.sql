@@ -54,14 +54,16 @@ point AS (
     SELECT run_id, rank, step, exclusive_start_ns, 0, kernel_id, 2, NULL, NULL FROM exclusive
 ),
 covered AS (
-    -- C(t): running_ns and end of the last island starting at or before t (both grow with
-    -- time, so max() over the preceding rows finds them); an island starting at t adds 0
+    -- C(t): running_ns and end of the last island starting at or before t, the last
+    -- non-NULL value over the preceding rows (max() gives the same, both grow with time, but
+    -- took 1.04 s against 0.75 s for this view on a 1 GB Kineto rank); an island starting at t
+    -- adds 0
     SELECT
         run_id, rank, kernel_id, what, kind,
         coalesce(
-            max(running_ns) OVER (
+            last_value(running_ns IGNORE NULLS) OVER (
                 PARTITION BY run_id, rank, step ORDER BY t_ns, kind ROWS UNBOUNDED PRECEDING)
-            - greatest(0, max(island_end_ns) OVER (
+            - greatest(0, last_value(island_end_ns IGNORE NULLS) OVER (
                 PARTITION BY run_id, rank, step ORDER BY t_ns, kind ROWS UNBOUNDED PRECEDING) - t_ns),
             0) AS covered_ns
     FROM point
