@@ -209,23 +209,3 @@ def test_single_communication_json_and_bad_values(tmp_path):
     with pytest.raises(InputError) as e:
         ingest_paths(tmp_path / "c.duckdb", bad / "communication_matrix.json")
     assert "communication_matrix.json" in str(e.value) and "line 1" in str(e.value)
-
-
-def test_links_backfilled_for_a_trace_ingested_before_link_ingest(tmp_path):
-    """A database written before HCCL link tasks were ingested (events, no link rows): ingesting
-    the same unchanged folder again derives the link rows from the stored events."""
-    from conftest import FIXTURES, ingest_paths, rows
-
-    db = tmp_path / "t.duckdb"
-    ingest_paths(db, FIXTURES / "ascend/level1")
-    want = rows(db, "SELECT rank, count(*), sum(size_bytes) FROM link GROUP BY rank ORDER BY rank")
-    assert want and want[0][1] > 0
-    import duckdb
-    con = duckdb.connect(str(db))
-    con.execute("DELETE FROM link")          # what an older tracedb left behind
-    con.close()
-    ingest_paths(db, FIXTURES / "ascend/level1")
-    assert rows(db, "SELECT rank, count(*), sum(size_bytes) FROM link GROUP BY rank ORDER BY rank") == want
-    assert rows(db, "SELECT count(*) FROM comm_op WHERE step = 50") == [(8,)]
-    ingest_paths(db, FIXTURES / "ascend/level1")   # and nothing doubles on the next run
-    assert rows(db, "SELECT rank, count(*), sum(size_bytes) FROM link GROUP BY rank ORDER BY rank") == want

@@ -65,7 +65,7 @@ def test_names_of_metadata_events_outside_the_scanned_tail(tmp_path, monkeypatch
     """Plain traces are scanned for metadata events at their end only (where Kineto writes
     them); names given by metadata events elsewhere in the array still reach every row."""
     import sys
-    monkeypatch.setattr(sys.modules["tracedb.ingest"], "KINETO_META_TAIL", 400)
+    monkeypatch.setattr(sys.modules["tracedb.ingest.readers.kineto"], "META_TAIL", 400)
     head = [{"ph": "M", "name": "process_name", "pid": 4021, "tid": 0, "args": {"name": "python3"}},
             {"ph": "M", "name": "thread_name", "pid": 0, "tid": 7, "args": {"name": "stream 7"}}]
     tail = [{"ph": "M", "name": "process_name", "pid": 0, "tid": 0, "args": {"name": "GPU 0"}},
@@ -103,7 +103,7 @@ def test_hash_while_parsing_and_same_size_files(tmp_path):
     other.parent.mkdir()
     other.write_bytes(a.read_bytes().replace(b'"dur": 95.25', b'"dur": 95.26'))
     assert other.stat().st_size == a.stat().st_size and other.read_bytes() != a.read_bytes()
-    with pytest.raises(InputError, match="rank 0 of this run already has a trace"):
+    with pytest.raises(InputError, match="another capture: rank 0 of run 'r' already has"):
         ingest_paths(db, other, run="r")
     assert rows(db, "SELECT count(*) FROM source_file") == [(1,)]
 

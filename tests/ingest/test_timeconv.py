@@ -10,7 +10,7 @@ import sys
 import duckdb
 import pytest
 
-from tracedb.ingest.events import scan_metadata
+from tracedb.ingest.sources.jsonsource import scan_metadata
 from tracedb.timeconv import json_us_to_ns, us_text_to_ns
 
 CASES = [
@@ -54,7 +54,7 @@ def test_json_us_to_ns_rejects_misread_padding():
 
 @pytest.mark.parametrize("chunk,memmem", [(16 << 20, True), (70000, True), (70000, False)])
 def test_scan_metadata_finds_every_m_event(tmp_path, monkeypatch, chunk, memmem):
-    events_mod = sys.modules["tracedb.ingest.events"]
+    events_mod = sys.modules["tracedb.ingest.sources.jsonsource"]
     monkeypatch.setattr(events_mod, "SCAN_CHUNK", chunk)   # hits across chunk edges
     if not memmem:
         monkeypatch.setattr(events_mod, "_MEMMEM", None)   # the bytes.find fallback

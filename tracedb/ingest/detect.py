@@ -11,8 +11,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from . import metadata
-from .jsonsource import first_byte
-from .mindspore import HCCL_INFO, HCCL_RAW, STEP_TRACE_RAW
+from .sources.jsonsource import first_byte
 
 ASCEND_DIR_SUFFIXES = ("_ascend_pt", "_ascend_ms")
 OUTPUT_DIR = "ASCEND_PROFILER_OUTPUT"
@@ -28,6 +27,9 @@ ASCEND_FILES = {
     "operator_memory.csv": "operator_memory",
     "npu_module_mem.csv": "npu_module_mem",
 }
+STEP_TRACE_RAW = re.compile(r"^step_trace_raw_(\d+)_detail_time\.csv$", re.I)
+HCCL_RAW = re.compile(r"^hccl_raw_(\d+)\.csv$", re.I)
+HCCL_INFO = re.compile(r"^hccl_info(?:_(\d+))?$", re.I)
 _KINETO_NAME = re.compile(r"\.(pt\.trace\.)?json(\.gz)?$", re.I)
 _RANK_IN_NAME = re.compile(r"(?:^|[^a-z])rank[_-]?(\d+)", re.I)
 
@@ -45,6 +47,7 @@ class RankInput:
     world_size: int | None = None
     profiler_level: str | None = None
     framework_version: str | None = None
+    framework: str | None = None        # torch_npu | mindspore, when profiler_info or the folder says
     layout: str = "ascend"              # ascend (rank folder) | kineto | mindspore (flat profiler/ folder)
     hccl_traces: list[tuple[str, Path]] = field(default_factory=list)   # (op tag, iter*.trace)
     timelines: list[Path] = field(default_factory=list)   # CANN PROF_*/device_*/timeline/*.json slices
@@ -56,6 +59,7 @@ class RunInput:
 
     default_name: str
     ranks: list[RankInput]
+    folder: Path | None = None          # the folder the default name is taken from
 
 
 def mindspore_ranks(folder: Path) -> list[RankInput]:
@@ -113,7 +117,8 @@ def rank_from_name(name: str) -> int | None:
 
 def ascend_rank(folder: Path) -> RankInput:
     """Collect the files of one Ascend rank folder (``*_ascend_pt`` / ``*_ascend_ms``)."""
-    unit = RankInput(platform="npu", source=folder)
+    unit = RankInput(platform="npu", source=folder,
+                     framework="mindspore" if folder.name.endswith("_ascend_ms") else None)
     out = folder / OUTPUT_DIR
     for name, fmt in ASCEND_FILES.items():
         if (out / name).is_file():
@@ -191,13 +196,15 @@ def _classify_file(path: Path) -> RankInput:
     return unit
 
 
-def _default_run_name(path: Path) -> str:
+def _run_folder(path: Path) -> Path:
+    """The folder that names a run by default: the folder itself, the rank folder of a file in
+    ASCEND_PROFILER_OUTPUT, else the file's folder."""
     path = path.resolve()
     if path.is_dir():
-        return path.name
+        return path.parent if path.name == OUTPUT_DIR else path
     if path.parent.name == OUTPUT_DIR:
-        return path.parent.parent.name
-    return path.parent.name
+        return path.parent.parent
+    return path.parent
 
 
 def detect(path: Path) -> RunInput:
@@ -216,15 +223,16 @@ def detect(path: Path) -> RunInput:
     path = Path(path)
     if not path.exists():
         raise InputError("no such file or folder.", file=str(path))
-    name = _default_run_name(path)
+    folder = _run_folder(path)
+    name = folder.name
     if path.is_file():
-        return RunInput(name, [_classify_file(path)])
+        return RunInput(name, [_classify_file(path)], folder)
     if not path.is_dir():
         raise InputError("not a regular file or folder.", file=str(path))
     if path.name == OUTPUT_DIR:
-        return RunInput(path.parent.name, [ascend_rank(path.parent)])
+        return RunInput(path.parent.name, [ascend_rank(path.parent)], folder)
     if is_ascend_rank_dir(path):
-        return RunInput(name, [ascend_rank(path)])
+        return RunInput(name, [ascend_rank(path)], folder)
     try:
         children = sorted(path.iterdir())
     except PermissionError as e:
@@ -232,7 +240,9 @@ def detect(path: Path) -> RunInput:
     ms = mindspore_ranks(path)
     if ms:
         # MindSpore writes into <output dir>/profiler: the output dir names the job
-        return RunInput(path.resolve().parent.name if path.name == "profiler" else name, ms)
+        if path.name == "profiler":
+            folder = path.resolve().parent
+        return RunInput(folder.name, ms, folder)
     rank_dirs = [c for c in children if is_ascend_rank_dir(c)]
     if not rank_dirs:   # one more level: e.g. PROF folders or host folders holding rank folders
         rank_dirs = [g for c in children if c.is_dir() for g in sorted(c.iterdir()) if is_ascend_rank_dir(g)]
@@ -244,4 +254,4 @@ def detect(path: Path) -> RunInput:
         raise InputError("nothing recognisable in this folder: no *_ascend_pt / *_ascend_ms rank folder, "
                          "no ASCEND_PROFILER_OUTPUT, no MindSpore profiler/ files, no Kineto *.json(.gz) trace.",
                          file=str(path))
-    return RunInput(name, units)
+    return RunInput(name, units, folder)

@@ -13,12 +13,25 @@ from ..errors import InputError
 _INFO = re.compile(r"^profiler_info(?:_(\d+))?\.json$")
 
 
+def small_int(value) -> int | None:
+    """An int, or the text of one (ASCII digits, optional minus, at most 9 digits), else None.
+    (``str.isdigit`` is true for "²", which ``int`` refuses.)"""
+    if isinstance(value, bool):
+        return None
+    text = str(value).strip() if isinstance(value, (int, str)) else ""
+    return int(text) if re.fullmatch(r"-?[0-9]{1,9}", text) else None
+
+
 def _load(path: Path) -> dict:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as e:
+    except json.JSONDecodeError as e:
         raise InputError(f"malformed JSON: {e.msg}", file=str(path),
                          place=f"line {e.lineno}, column {e.colno}") from e
+    except UnicodeDecodeError as e:
+        raise InputError("not UTF-8 text.", file=str(path), place=f"byte {e.start}") from e
+    except RecursionError as e:
+        raise InputError("malformed JSON: nested too deeply.", file=str(path)) from e
     except OSError as e:
         raise InputError(f"cannot read file: {e.strerror}", file=str(path)) from e
     if not isinstance(data, dict):
@@ -41,21 +54,30 @@ def fill_ascend_rank(unit, folder: Path) -> None:
     unit.files["profiler_info"] = path
     m = _INFO.match(path.name)
     rank = int(m.group(1)) if m.group(1) is not None else None
-    if rank is None and str(data.get("rank_id", "")).strip().lstrip("-").isdigit():
-        rank = int(str(data["rank_id"]).strip())
+    if rank is None:
+        rank = small_int(data.get("rank_id"))
     if rank is not None and rank >= 0:
         unit.rank, unit.rank_source = rank, "profiler_info"
-    exp = (data.get("config") or {}).get("experimental_config") or {}
-    unit.profiler_level = exp.get("_profiler_level") or data.get("profiler_level")
-    unit.framework_version = data.get("torch_npu_version") or data.get("ms_version")
+    config = data.get("config") if isinstance(data.get("config"), dict) else {}
+    exp = config.get("experimental_config") if isinstance(config.get("experimental_config"), dict) else {}
+    unit.profiler_level = _text(exp.get("_profiler_level") or data.get("profiler_level"))
+    unit.framework_version = _text(data.get("torch_npu_version") or data.get("ms_version"))
+    if "ms_version" in data or "torch_npu_version" in data:
+        unit.framework = "mindspore" if "ms_version" in data else "torch_npu"
     if (folder / "profiler_metadata.json").is_file():
         unit.files["profiler_metadata"] = folder / "profiler_metadata.json"
+
+
+def _text(value) -> str | None:
+    return None if value is None or isinstance(value, (dict, list)) else str(value)
 
 
 def fill_kineto_rank(unit, meta: dict) -> None:
     """Rank and world size from a Kineto trace's ``distributedInfo``."""
     info = meta.get("distributedInfo") or {}
-    if isinstance(info, dict) and str(info.get("rank", "")).lstrip("-").isdigit():
-        unit.rank, unit.rank_source = int(info["rank"]), "distributedInfo"
-        if str(info.get("world_size", "")).isdigit():
-            unit.world_size = int(info["world_size"])
+    rank = small_int(info.get("rank")) if isinstance(info, dict) else None
+    if rank is not None and rank >= 0:
+        unit.rank, unit.rank_source = rank, "distributedInfo"
+        size = small_int(info.get("world_size"))
+        if size is not None and size > 0:
+            unit.world_size = size

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from ..errors import InputError
+from ...errors import InputError
 
 TOTAL_KEYS = ("Total Op Info", "Total HCCL Operators")
 TIME_FIELDS = ("Elapse Time(ms)", "Transit Time(ms)", "Wait Time(ms)", "Synchronization Time(ms)",
@@ -30,6 +30,8 @@ def _load(path: Path) -> object:
             return json.load(f, parse_float=Decimal)
     except OSError as e:
         raise InputError(f"cannot read file: {e.strerror}", file=str(path)) from e
+    except RecursionError as e:
+        raise InputError("not valid JSON (nested too deeply).", file=str(path)) from e
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         place = f"line {e.lineno} column {e.colno}" if isinstance(e, json.JSONDecodeError) else None
         raise InputError(f"not valid JSON ({e.msg if isinstance(e, json.JSONDecodeError) else e}).",
@@ -97,13 +99,13 @@ def _obj(value, path: Path, place: str, what: str) -> dict:
     return value
 
 
-def ingest_communication(con: duckdb.DuckDBPyConnection, path: Path, run_id: int, rank: int,
-                         file_id: int) -> int:
+def read(con: duckdb.DuckDBPyConnection, f) -> int:
     """communication.json → profiler_comm_op + profiler_comm_bandwidth; returns op rows.
 
     Raises:
         InputError: not JSON, or an entry that is not shaped like communication.json.
     """
+    path, run_id, rank, file_id = f.path, f.run_id, f.rank, f.file_id
     doc = _load(path)
     ops, bws = [], []
     for step, kind, key, info, place in _blocks(doc, path, "Communication Time Info"):
@@ -145,13 +147,13 @@ def ingest_communication(con: duckdb.DuckDBPyConnection, path: Path, run_id: int
     return len(ops)
 
 
-def ingest_communication_matrix(con: duckdb.DuckDBPyConnection, path: Path, run_id: int, rank: int,
-                                file_id: int) -> int:
+def read_matrix(con: duckdb.DuckDBPyConnection, f) -> int:
     """communication_matrix.json → profiler_comm_matrix; returns rows.
 
     Raises:
         InputError: not JSON, or a link entry that is not shaped like communication_matrix.json.
     """
+    path, run_id, rank, file_id = f.path, f.run_id, f.rank, f.file_id
     doc = _load(path)
     out = []
     for step, kind, key, links, place in _blocks(doc, path, None):

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import duckdb
 
-from ..errors import InputError
-from ..timeconv import int_text, us_text_to_ns
-from .events import translate_read_error
-from .kernel_details import _sql_ident, read_header
+from ...timeconv import int_text, us_text_to_ns
+from ..sources.errors import translate_read_error
+from ..sources.csvsource import READ_CSV, ident as _sql_ident, read_header, require_columns
+from ..sources.paths import literal_path
 
 COLUMNS = {
     "computing_ns": "Computing",
@@ -28,26 +28,24 @@ COLUMNS = {
 REQUIRED = ("Step", "Computing", "Communication(Not Overlapped)", "Free")
 
 
-def ingest_step_trace_time(con: duckdb.DuckDBPyConnection, path: Path, run_id: int, rank: int,
-                           file_id: int) -> int:
+def read(con: duckdb.DuckDBPyConnection, f) -> int:
     """Insert one step_trace_time.csv; returns rows inserted.
 
     Raises:
         InputError: empty file or a missing required column.
     """
+    path, run_id, rank, file_id = f.path, f.run_id, f.rank, f.file_id
     header = read_header(path)
-    missing = [c for c in REQUIRED if c not in header]
-    if missing:
-        raise InputError(f"missing column(s) {', '.join(repr(m) for m in missing)}.", file=str(path),
-                         place="line 1", hint="is this a step_trace_time.csv written by torch_npu?")
+    require_columns(header, path, REQUIRED, "step_trace_time.csv")
     vals = [us_text_to_ns(_sql_ident(COLUMNS[c])) if COLUMNS[c] in header else "NULL" for c in COLUMNS]
     device = int_text(_sql_ident("Device_id")) if "Device_id" in header else "NULL"
-    try:
-        con.execute(f"""
-            INSERT INTO profiler_step_trace
-            SELECT ?, ?, ?, {device}, {int_text(_sql_ident('Step'))}, {', '.join(vals)}
-            FROM read_csv(?, header = true, all_varchar = true)
-        """, [run_id, rank, file_id, str(path)])
-    except duckdb.Error as e:
-        raise translate_read_error(e, str(path)) from e
+    with literal_path(path) as src:
+        try:
+            con.execute(f"""
+                INSERT INTO profiler_step_trace
+                SELECT ?, ?, ?, {device}, {int_text(_sql_ident('Step'))}, {', '.join(vals)}
+                FROM {READ_CSV}
+            """, [run_id, rank, file_id, src])
+        except duckdb.Error as e:
+            raise translate_read_error(e, str(path)) from e
     return con.execute("SELECT count(*) FROM profiler_step_trace WHERE file_id = ?", [file_id]).fetchone()[0]

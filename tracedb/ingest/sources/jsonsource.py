@@ -10,16 +10,18 @@ size and the tail window, whatever the file size.
 """
 from __future__ import annotations
 
+import ctypes
 import gzip
 import json
 import os
 import re
+import sys
 import tempfile
 import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import InputError
+from ...errors import InputError
 
 CHUNK = 1 << 22            # 4 MiB copy chunks
 TAIL_WINDOW = 8 << 20      # bytes kept back to find the end of the traceEvents array
@@ -110,6 +112,12 @@ class ObjectEvents:
                     place = "end of the compressed data" if isinstance(e, EOFError) else None
                     self.error = InputError(f"cannot read file: {e}", file=str(self.source), place=place,
                                             hint="the file is truncated or not gzip data; copy it again.")
+                except Exception as e:   # noqa: BLE001 - any failure must reach the reader
+                    # e.g. RecursionError on deeply nested metadata: without this the feeder
+                    # dies, the FIFO closes empty and DuckDB reads an empty array (0 events)
+                    self.error = InputError(f"cannot parse the keys around traceEvents: {type(e).__name__}",
+                                            file=str(self.source),
+                                            hint="the file is malformed (e.g. nested too deeply); re-export it.")
         except BrokenPipeError:
             pass
         except OSError as e:
@@ -131,7 +139,7 @@ class ObjectEvents:
                 for m in _KEY.finditer(buf):
                     prefix = buf[:m.start()]
                     try:
-                        json.loads(prefix.decode("utf-8", "replace") + '"_": 0}')
+                        _loads(prefix.decode("utf-8", "replace") + '"_": 0}')
                     except ValueError:
                         continue
                     head = prefix
@@ -161,7 +169,7 @@ class ObjectEvents:
             dst.write(pending[:end + 1])
             tail = pending[end + 1:]
             try:
-                self.meta = json.loads(head.decode("utf-8", "replace") + '"traceEvents": []'
+                self.meta = _loads(head.decode("utf-8", "replace") + '"traceEvents": []'
                                        + tail.decode("utf-8", "replace"))
             except ValueError as e:
                 raise InputError(f"malformed JSON around the traceEvents array: {e}", file=src_name,
@@ -170,6 +178,14 @@ class ObjectEvents:
 
 _DECODER = json.JSONDecoder()
 _WS = " \t\r\n"
+
+
+def _loads(text: str):
+    """json.loads whose failure on deep nesting is a ValueError like any other malformed JSON."""
+    try:
+        return json.loads(text)
+    except RecursionError as e:
+        raise ValueError("JSON nested too deeply") from e
 
 
 def _object_tail_ok(s: str, p: int) -> bool:
@@ -348,7 +364,7 @@ def object_span(path: Path) -> tuple[dict, tuple[int, int]]:
             buf += data
             for m in _KEY.finditer(buf):
                 try:
-                    json.loads(buf[:m.start()].decode("utf-8", "replace") + '"_": 0}')
+                    _loads(buf[:m.start()].decode("utf-8", "replace") + '"_": 0}')
                 except ValueError:
                     continue
                 head, start = buf[:m.start()], m.end()
@@ -364,7 +380,7 @@ def object_span(path: Path) -> tuple[dict, tuple[int, int]]:
                          place="end of file",
                          hint="the profiler may have been killed while writing; re-export the trace.")
     try:
-        meta = json.loads(head.decode("utf-8", "replace") + '"traceEvents": []'
+        meta = _loads(head.decode("utf-8", "replace") + '"traceEvents": []'
                           + tail[end + 1:].decode("utf-8", "replace"))
     except ValueError as e:
         raise InputError(f"malformed JSON around the traceEvents array: {e}", file=str(path),
@@ -422,3 +438,82 @@ def event_array(path: Path):
     else:
         raise InputError(f"not a JSON trace (starts with {kind!r}).", file=str(path), place="byte 0",
                          hint="expected a JSON array (trace_view.json) or object (Kineto).")
+
+
+# -- metadata events of array files ---------------------------------------------------------
+_PH_KEY = re.compile(rb'"ph"\s*:\s*\Z')   # "ph": right before a hit
+SCAN_CHUNK = 16 << 20
+
+
+def scan_metadata(path: Path, start: int = 0) -> list[dict]:
+    """The metadata (``"ph": "M"``) events of an uncompressed trace file, found by a byte scan
+    from byte ``start`` to the end.
+
+    Only a few hundred events name processes and threads. The file is read in 16 MiB chunks
+    into one reused buffer (not a memory map: its pages would count as resident memory); the
+    literal ``"M"`` (rare outside ph values) is searched with :func:`_find_all`, each hit must
+    follow ``"ph":``, and the enclosing object is decoded. Missed events (before ``start``, or
+    an event cut by it) are caught after the read (the chrome reader names threads from the
+    rows), so this is an optimisation, never the source of truth.
+    """
+    found, seen = [], set()
+    back, ahead = 4096, 65536          # an M event starts <= 4 KiB before "ph" and is < 64 KiB long
+    buf = bytearray(SCAN_CHUNK + back + ahead)
+    view = memoryview(buf)
+    with open(path, "rb") as f:
+        f.seek(start)
+        filled, base = 0, start        # buf[:filled] holds file bytes [base, base + filled)
+        while True:
+            got = f.readinto(view[filled:filled + SCAN_CHUNK])
+            filled += got
+            end = filled if not got else max(0, filled - ahead)
+            for hit in _find_all(buf, b'"M"', end):
+                key = _PH_KEY.search(buf, max(0, hit - 64), hit)
+                begin = buf.rfind(b"{", max(0, hit - back), hit) if key else -1
+                if begin >= 0 and base + begin not in seen:
+                    try:
+                        ev, _ = _DECODER.raw_decode(buf[begin:min(begin + ahead, filled)].decode("utf-8", "replace"))
+                    except (ValueError, RecursionError):
+                        ev = None
+                    if isinstance(ev, dict) and ev.get("ph") == "M":
+                        seen.add(base + begin)
+                        found.append(ev)
+            if not got:
+                view.release()
+                return found
+            keep = max(0, end - back)
+            view[:filled - keep] = view[keep:filled]
+            filled, base = filled - keep, base + keep
+
+
+def _libc_memmem():
+    try:
+        fn = ctypes.CDLL(None).memmem
+    except (AttributeError, OSError, TypeError):
+        return None
+    fn.restype = ctypes.c_void_p
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]
+    return fn
+
+
+_MEMMEM = _libc_memmem() if sys.platform != "win32" else None
+
+
+def _find_all(buf: bytearray, needle: bytes, end: int):
+    """Offsets of ``needle`` in ``buf[:end]``. libc ``memmem`` where there is one: JSON is full
+    of the quote character that ``bytes.find`` keys on, so it runs about 4x slower here."""
+    if _MEMMEM is None or end <= 0:
+        hit = buf.find(needle, 0, end)
+        while hit != -1:
+            yield hit
+            hit = buf.find(needle, hit + len(needle), end)
+        return
+    base = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+    off = 0
+    while off < end:
+        r = _MEMMEM(base + off, end - off, needle, len(needle))
+        if not r:
+            return
+        hit = r - base
+        yield hit
+        off = hit + len(needle)

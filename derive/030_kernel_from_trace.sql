@@ -1,0 +1,54 @@
+-- Without kernel_details.csv: the Ascend Hardware compute tasks and the HCCL op slices of the
+-- rank's trace_view.json → kernel, numbered by start then name.
+-- Compute = any Task Type but the stream events, DMA copies and HCCL tasks below (everything
+-- else: AI_CORE, AI_VECTOR_CORE, AI_CPU, MIX_AIC/AIV, FFTS_PLUS, DSA_SQE, and "Other" of older
+-- CANN, whose Overlap Analysis counts it as Computing), excluding names ending in
+-- AicpuKernel/AivKernel (communication kernels on compute engines, excluded by CANN's Overlap
+-- Analysis too) and tasks named after a task type (older CANN labels every task "Other" and
+-- names the non-kernel ones NOTIFY_WAIT, MEMCPY_ASYNC, Other ...; kernels have op names).
+-- Communication = op-level slices on "Group <g> Communication" threads of the HCCL /
+-- Communication process. Step: the last step whose host window started at or before the task.
+INSERT INTO kernel BY NAME
+WITH tasks AS (
+    SELECT file_id, name, ts_ns, dur_ns, tid, thread_name,
+           json_extract_string(args, '$."Task Type"') AS task_type,
+           process_name IN ('HCCL', 'Communication') AS is_communication
+    FROM event
+    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+      AND file_id IN (FROM rank_files(getvariable('run_id'), getvariable('rank'), ['trace_view']))
+      AND ph = 'X' AND ts_ns IS NOT NULL AND dur_ns IS NOT NULL
+      AND (
+        (process_name = 'Ascend Hardware'
+         AND coalesce(json_extract_string(args, '$."Task Type"'), '') NOT IN (
+             'EVENT_WAIT_SQE', 'EVENT_RECORD_SQE', 'NOTIFY_WAIT_SQE', 'NOTIFY_RECORD_SQE', 'SDMA_SQE',
+             'PCIE_DMA_SQE', 'PLACE_HOLDER_SQE', 'C_CORE_SQE', 'WRITE_VALUE_SQE', 'CAPTURE_RECORD_SQE',
+             'CAPTURE_WAIT_SQE', 'SDMA', 'Notify Wait', 'Notify_Wait', 'Notify Record', 'Notify_Record',
+             'Write Value', 'Write_Value', 'Memcpy', 'Reduce Inline', 'Reduce_Inline', 'RDMASend',
+             'RDMA_SEND', 'MEMCPY_ASYNC', 'EVENT_WAIT', 'EVENT_RECORD', 'PROFILING_ENABLE',
+             'PROFILING_DISABLE', 'PLACE_HOLDER', 'C_CORE')
+         AND name NOT LIKE '%AicpuKernel' AND name NOT LIKE '%AivKernel'
+         AND lower(name) <> lower(coalesce(json_extract_string(args, '$."Task Type"'), ''))
+         AND NOT regexp_full_match(name, '[A-Z0-9_]+')
+         AND lower(name) NOT IN ('memcopyasync', 'other'))
+        OR (process_name IN ('HCCL', 'Communication') AND thread_name LIKE '%Communication%')
+      )
+      AND NOT EXISTS (SELECT 1 FROM kernel_details_row
+                      WHERE run_id = getvariable('run_id') AND rank = getvariable('rank'))
+),
+step_start AS (
+    SELECT step, host_start_ns FROM step
+    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND host_start_ns IS NOT NULL
+)
+SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, file_id,
+       row_number() OVER (ORDER BY ts_ns, name) AS kernel_id, w.step, name,
+       CASE WHEN is_communication THEN regexp_replace(name, '_\d+_\d+_\d+$', '') ELSE name END AS op_type,
+       CASE WHEN is_communication THEN 'COMMUNICATION' ELSE task_type END AS accelerator_core,
+       task_type, npu_device_of(getvariable('run_id'), getvariable('rank')) AS device_id,
+       CASE WHEN is_communication THEN NULL ELSE tid END AS stream_id,
+       ts_ns, dur_ns, is_communication,
+       CASE WHEN is_communication
+            THEN nullif(regexp_extract(thread_name, '^Group (.+?) (Aicpu )?Communication$', 1), '') END AS group_name,
+       'trace_view' AS source
+FROM tasks
+ASOF LEFT JOIN step_start AS w ON tasks.ts_ns >= w.host_start_ns
+ORDER BY kernel_id;

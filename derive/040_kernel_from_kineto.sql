@@ -1,0 +1,58 @@
+-- Kineto events of category kernel → kernel, numbered by start, name, then event order.
+-- Step: the ProfilerStep#N host window that holds the runtime call with the same correlation
+-- (HolisticTraceAnalysis's rule; a launch outside every step leaves the kernel outside, NULL).
+-- A trace without any runtime event falls back to the window rule (the last step whose host
+-- window started at or before the kernel). Communication: names starting nccl/rccl or
+-- containing ncclKernel/ncclDevKernel. Rows are written in kernel_id order (a parallel INSERT
+-- leaves a partial row group per thread, which the next checkpoint rewrites).
+INSERT INTO kernel BY NAME
+WITH kineto AS (
+    FROM rank_files(getvariable('run_id'), getvariable('rank'), ['kineto'])
+),
+k AS (
+    SELECT erow, file_id, name, ts_ns, dur_ns, pid, tid, a[1] AS corr, TRY_CAST(a[2] AS INTEGER) AS device,
+           a[3] AS stream
+    FROM (SELECT rowid AS erow, file_id, name, ts_ns, dur_ns, pid, tid,
+                 json_extract_string(args, ['$.correlation', '$.device', '$.stream']) AS a
+          FROM event
+          WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND file_id IN (FROM kineto)
+            AND ph = 'X' AND lower(cat) = 'kernel' AND ts_ns IS NOT NULL)
+),
+ids AS (
+    -- numbered over (ts, name, row) alone and joined back: a window over the full rows ran
+    -- the whole INSERT on one thread
+    SELECT erow, row_number() OVER (ORDER BY ts_ns, name, erow) AS n FROM k
+),
+runtime AS (
+    SELECT json_extract_string(args, '$.correlation') AS corr, ts_ns
+    FROM event
+    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND file_id IN (FROM kineto)
+      AND ph = 'X' AND lower(cat) IN ('cuda_runtime', 'runtime', 'cuda_driver', 'privateuse1_runtime',
+                                      'privateuse1_driver', 'hip_runtime')
+),
+launch AS (
+    SELECT corr, min(ts_ns) AS ts_ns FROM runtime WHERE corr IS NOT NULL GROUP BY corr
+),
+launch_step AS (
+    SELECT l.corr, min(s.step) AS step
+    FROM launch AS l
+    JOIN step AS s
+      ON s.run_id = getvariable('run_id') AND s.rank = getvariable('rank')
+     AND l.ts_ns >= s.host_start_ns AND l.ts_ns < s.host_end_ns
+    GROUP BY l.corr
+),
+step_start AS (
+    SELECT step, host_start_ns FROM step
+    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND host_start_ns IS NOT NULL
+)
+SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, k.file_id, ids.n AS kernel_id,
+       CASE WHEN EXISTS (FROM runtime) THEN ls.step ELSE w.step END AS step, k.name, k.name AS op_type,
+       CASE WHEN is_comm THEN 'COMMUNICATION' ELSE 'KERNEL' END AS accelerator_core,
+       coalesce(k.device, TRY_CAST(k.pid AS INTEGER)) AS device_id, coalesce(k.stream, k.tid) AS stream_id,
+       k.ts_ns, coalesce(k.dur_ns, 0) AS dur_ns, is_comm AS is_communication, 'kineto' AS source
+FROM (SELECT *, (lower(name) LIKE 'nccl%' OR lower(name) LIKE 'rccl%'
+                 OR name LIKE '%ncclKernel%' OR name LIKE '%ncclDevKernel%') AS is_comm FROM k) AS k
+JOIN ids ON ids.erow = k.erow
+LEFT JOIN launch_step AS ls ON ls.corr = k.corr
+ASOF LEFT JOIN step_start AS w ON k.ts_ns >= w.host_start_ns
+ORDER BY ids.n;

@@ -1,0 +1,19 @@
+-- Steps known only from kernels (a kernel_details.csv Step Id without a ProfilerStep slice),
+-- then every step's device window: first kernel start, last kernel end (MindSpore ranks keep
+-- their step_trace_raw windows).
+INSERT INTO step (run_id, rank, step)
+SELECT DISTINCT k.run_id, k.rank, k.step
+FROM kernel AS k
+WHERE k.run_id = getvariable('run_id') AND k.rank = getvariable('rank') AND k.step IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM step AS s WHERE s.run_id = k.run_id AND s.rank = k.rank AND s.step = k.step);
+
+UPDATE step SET device_start_ns = w.start_ns, device_end_ns = w.end_ns
+FROM (
+    SELECT step, min(ts_ns) AS start_ns, max(ts_ns + dur_ns) AS end_ns
+    FROM kernel
+    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND step IS NOT NULL
+    GROUP BY step
+) AS w
+WHERE step.run_id = getvariable('run_id') AND step.rank = getvariable('rank') AND step.step = w.step
+  AND NOT EXISTS (SELECT 1 FROM step_trace_raw_row AS r
+                  WHERE r.run_id = getvariable('run_id') AND r.rank = getvariable('rank'));

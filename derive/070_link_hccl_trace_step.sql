@@ -1,0 +1,27 @@
+-- HCCL .trace link tasks (MindSpore) carry their file's iteration as step; when the rank has
+-- step_trace_raw windows, an op takes the step whose [start, end) holds its first task (before
+-- the first window: the first step; after the last: the last). Both files share the device
+-- counter clock.
+UPDATE link SET step = s.step
+FROM (
+    WITH windows AS (
+        SELECT step, start_ns, end_ns,
+               min(step) OVER () AS first_step, max(step) OVER () AS last_step,
+               min(start_ns) OVER () AS first_start, max(end_ns) OVER () AS last_end
+        FROM step_trace_raw_row
+        WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+    ),
+    ops AS (
+        SELECT DISTINCT op_ts_ns FROM link
+        WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+          AND file_id IN (FROM rank_files(getvariable('run_id'), getvariable('rank'), ['hccl_trace']))
+    )
+    SELECT o.op_ts_ns, coalesce(
+        (SELECT min(w.step) FROM windows AS w WHERE o.op_ts_ns >= w.start_ns AND o.op_ts_ns < w.end_ns),
+        (SELECT min(w.first_step) FROM windows AS w WHERE o.op_ts_ns < w.first_start),
+        (SELECT min(w.last_step) FROM windows AS w WHERE o.op_ts_ns >= w.last_end)) AS step
+    FROM ops AS o
+) AS s
+WHERE link.run_id = getvariable('run_id') AND link.rank = getvariable('rank')
+  AND link.file_id IN (FROM rank_files(getvariable('run_id'), getvariable('rank'), ['hccl_trace']))
+  AND link.op_ts_ns = s.op_ts_ns AND s.step IS NOT NULL AND link.step IS DISTINCT FROM s.step;

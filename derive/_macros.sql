@@ -1,0 +1,30 @@
+-- Rules shared by the readers and the derive steps, as temporary macros of the ingest
+-- connection (created at the start of every ingest; nothing is stored in the database).
+-- In the DuckDB shell, run this file first, then SET VARIABLE run_id = 1; SET VARIABLE rank = 0;
+-- and the numbered files in order.
+
+-- An HCCL task size given as JSON text: a JSON number is bytes; a JSON string is hex (older
+-- HCCL data; MindSpore's parser applies int(x, 16) to non-integers); anything else NULL.
+-- Source: trace_view.json Plane task args "size(Byte)", HCCL .trace args "size".
+CREATE OR REPLACE TEMP MACRO hccl_size_bytes(raw) AS (
+    CASE WHEN starts_with(raw, '"')
+         THEN TRY_CAST('0x' || regexp_replace(lower(trim(raw, '" ')), '^0x', '') AS BIGINT)
+         ELSE TRY_CAST(TRY_CAST(raw AS DOUBLE) AS BIGINT) END
+);
+
+-- Device id of an Ascend rank from its trace: process_labels "NPU n"; for a plain "NPU" label,
+-- the low 5 bits of the Ascend Hardware pid, which newer CANN encodes as
+-- (host_pid << 10) | (layer << 5) | device (formats.md §2.3; 31 = host). NULL when neither tells.
+CREATE OR REPLACE TEMP MACRO npu_device_of(run, r) AS (
+    SELECT coalesce(
+        min(TRY_CAST(regexp_extract(json_extract_string(args, '$.labels'), 'NPU\s*(\d+)', 1) AS INTEGER))
+            FILTER (WHERE name = 'process_labels'),
+        min(CASE WHEN TRY_CAST(pid AS BIGINT) >= 1024 AND TRY_CAST(pid AS BIGINT) % 32 <> 31
+                 THEN TRY_CAST(pid AS BIGINT) % 32 END)
+            FILTER (WHERE name = 'process_name' AND json_extract_string(args, '$.name') = 'Ascend Hardware'))
+    FROM event WHERE run_id = run AND rank = r AND ph = 'M'
+);
+
+-- The files of one format of (run, rank).
+CREATE OR REPLACE TEMP MACRO rank_files(run, r, fmts) AS TABLE
+    SELECT file_id FROM source_file WHERE run_id = run AND rank = r AND list_contains(fmts, format);

@@ -1,0 +1,35 @@
+"""The derive step: everything that needs two files, computed per (run, rank) after all of
+that rank's files in the command, from the rows the readers wrote (``event``,
+``kernel_details_row``, ``step_trace_raw_row``, ``link``). The SQL lives in ``derive/*.sql`` at
+the top of the repository (installed as ``tracedb/_derive``): the numbered files run in order
+with the DuckDB variables ``run_id`` and ``rank`` set; each rebuilds its rows of the rank
+(DELETE + INSERT), so the result does not depend on the order the files arrived in, in one
+command or several. ``_macros.sql`` holds the temporary macros the readers and the steps share.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import duckdb
+
+from ..schema import sql_dir
+
+
+@lru_cache(maxsize=1)
+def _steps() -> tuple[tuple[str, str], ...]:
+    folder = sql_dir("derive")
+    return tuple((p.stem, p.read_text()) for p in sorted(folder.glob("[0-9]*.sql")))
+
+
+def install_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the temporary macros of ``derive/_macros.sql`` on this connection."""
+    con.execute((sql_dir("derive") / "_macros.sql").read_text())
+
+
+def run(con: duckdb.DuckDBPyConnection, run_id: int, rank: int) -> None:
+    """Rebuild the derived rows of (run_id, rank): steps, kernels, HCCL link tasks and their
+    steps, Kineto memory events, the rank's device id."""
+    con.execute(f"SET VARIABLE run_id = {int(run_id)}")
+    con.execute(f"SET VARIABLE rank = {int(rank)}")
+    for _name, sql in _steps():
+        con.execute(sql)

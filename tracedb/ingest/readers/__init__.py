@@ -1,0 +1,42 @@
+"""One reader per input format: ``read(con, f: SourceFile) -> rows`` turns one file into rows
+carrying ``f.file_id`` and touches nothing else. What needs two files is derived afterwards
+(:mod:`tracedb.ingest.derive`).
+
+``READERS`` maps a format (``source_file.format``) to its reader and the table its row count
+is reported for.
+"""
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+from . import (communication, hccl_raw, hccl_trace, kernel_details, kineto, memory_csv, msprof_timeline,
+               profiler_info, step_trace_raw, step_trace_time, trace_view)
+from .chrome import SplitReadFailed  # noqa: F401  (re-exported for the ingest loop)
+
+
+class Reader(NamedTuple):
+    read: Callable
+    table: str           # the table whose rows ``read`` returns the count of
+
+
+READERS: dict[str, Reader] = {
+    "trace_view": Reader(trace_view.read, "event"),
+    "kineto": Reader(kineto.read, "event"),
+    "msprof_timeline": Reader(msprof_timeline.read, "event"),
+    "kernel_details": Reader(kernel_details.read, "kernel_details_row"),
+    "step_trace_time": Reader(step_trace_time.read, "profiler_step_trace"),
+    "communication": Reader(communication.read, "profiler_comm_op"),
+    "communication_matrix": Reader(communication.read_matrix, "profiler_comm_matrix"),
+    "memory_record": Reader(memory_csv.READERS["memory_record"], "memory"),
+    "operator_memory": Reader(memory_csv.READERS["operator_memory"], "memory"),
+    "npu_module_mem": Reader(memory_csv.READERS["npu_module_mem"], "memory"),
+    "profiler_info": Reader(profiler_info.read, "rank"),
+    "profiler_metadata": Reader(profiler_info.read, "rank"),
+    "step_trace_raw": Reader(step_trace_raw.read, "step_trace_raw_row"),
+    "hccl_raw": Reader(hccl_raw.read, "link"),
+    "hccl_trace": Reader(hccl_trace.read, "link"),
+}
+
+# formats of which a (run, rank) holds several files (one per op execution / timeline slice);
+# every other format is one file per (run, rank): a second, different one is another capture
+MULTI_FILE_FORMATS = ("hccl_trace", "msprof_timeline")

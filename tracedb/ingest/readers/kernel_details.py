@@ -1,0 +1,96 @@
+"""kernel_details.csv (every header variant) → ``kernel_details_row``.
+
+DuckDB's CSV reader parses the file (all columns as text); columns are matched by header name
+through :mod:`tracedb.ingest.fieldmaps.kernel_details`. Start times carry a trailing TAB and
+are parsed exactly to integer ns; shapes lose their literal quotes. ``line`` keeps the file
+order (the kernel table's kernel_id): nothing in the INSERT may be a join, which would give
+up that order (see :func:`tracedb.timeconv.clean_text`). The trace's task type, stream and
+group and the window step are added by the derive step, whatever order the files come in.
+"""
+from __future__ import annotations
+
+import duckdb
+
+from ...errors import InputError
+from ...timeconv import clean_text, int_text, us_text_to_ns
+from ..fieldmaps.kernel_details import COMMUNICATION_CORES, FIELDS, REQUIRED
+from ..sources.csvsource import READ_CSV, ident, read_header, require_columns
+from ..sources.errors import translate_read_error
+from ..sources.file import SourceFile
+from ..sources.paths import literal_path
+
+TABLE = "kernel_details_row"
+
+
+def column_exprs(header: list[str]) -> dict[str, str]:
+    """SQL expression per kernel_details_row column from the header (NULL for absent columns)."""
+    present = set(header)
+    exprs = {}
+    for col, (names, kind) in FIELDS.items():
+        src = next((n for n in names if n in present), None)
+        if src is None:
+            exprs[col] = "NULL"
+            continue
+        q = ident(src)
+        if kind == "us":
+            exprs[col] = us_text_to_ns(q)
+        elif kind == "int":
+            exprs[col] = int_text(q)
+        elif kind == "shape":
+            exprs[col] = f"nullif(trim(replace({clean_text(q)}, '\"', '')), '')"
+        else:
+            exprs[col] = f"trim(CAST({q} AS VARCHAR), ' ' || chr(9) || chr(13))"
+    return exprs
+
+
+def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
+    """Insert one kernel_details.csv into ``kernel_details_row``; returns rows inserted.
+
+    Raises:
+        InputError: empty file, missing required column, unparsable CSV, or a row whose start
+            time or duration is not a number, whose duration is negative or whose name is empty
+            (the message gives its line).
+    """
+    header = read_header(f.path)
+    require_columns(header, f.path, [FIELDS[c][0][0] for c in REQUIRED
+                                     if not any(n in header for n in FIELDS[c][0])], "kernel_details.csv")
+    e = column_exprs(header)
+    cores = " OR ".join(f"upper(coalesce({e['accelerator_core']}, '')) = '{c}'" for c in COMMUNICATION_CORES)
+    with literal_path(f.path) as src:
+        try:
+            n = con.execute(f"""
+                INSERT INTO kernel_details_row BY NAME
+                SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, row_number() OVER () AS line,
+                       {e['step']} AS step, {e['name']} AS name, {e['op_type']} AS op_type,
+                       {e['accelerator_core']} AS accelerator_core, {e['device_id']} AS device_id,
+                       nullif({e['stream_id']}, 'N/A') AS stream_id, {e['ts_ns']} AS ts_ns, {e['dur_ns']} AS dur_ns,
+                       {e['wait_ns']} AS wait_ns,
+                       ({cores} OR lower({e['name']}) LIKE 'hcom\\_%' ESCAPE '\\') AS is_communication,
+                       {e['input_shapes']} AS input_shapes, {e['input_dtypes']} AS input_dtypes,
+                       {e['output_shapes']} AS output_shapes, {e['block_dim']} AS block_dim
+                FROM {READ_CSV.replace('?', '$path')}
+            """, {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id, "path": src}).fetchone()[0]
+        except duckdb.Error as err:
+            raise translate_read_error(err, str(f.path)) from err
+    _reject_bad_row(con, f)
+    return n
+
+
+def _reject_bad_row(con: duckdb.DuckDBPyConnection, f: SourceFile) -> None:
+    bad = con.execute("""
+        SELECT line + 1, ts_ns IS NULL, dur_ns IS NULL, dur_ns < 0 FROM kernel_details_row
+        WHERE file_id = ? AND (ts_ns IS NULL OR dur_ns IS NULL OR dur_ns < 0 OR name IS NULL)
+        ORDER BY line LIMIT 1
+    """, [f.file_id]).fetchone()
+    if not bad:
+        return
+    line, no_ts, no_dur, negative = bad
+    if no_ts or no_dur:
+        col = "Start Time(us)" if no_ts else "Duration(us)"
+        raise InputError(f"column {col!r} is empty or not a number.", file=str(f.path), place=f"line {line}",
+                         hint="the file may be truncated or edited.")
+    if negative:
+        raise InputError("column 'Duration(us)' is negative.", file=str(f.path), place=f"line {line}",
+                         hint="a kernel cannot take negative time; the file was edited or corrupted.")
+    raise InputError("column 'Name' is empty.", file=str(f.path), place=f"line {line}",
+                     hint="the file may be truncated or edited.")
