@@ -20,6 +20,7 @@ from ..sources.file import SourceFile
 from ..sources.paths import literal_path
 
 TABLE = "kernel_details_row"
+_PARSED = "_tracedb_kernel_details"
 
 
 def column_exprs(header: list[str]) -> dict[str, str]:
@@ -56,22 +57,32 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
                                      if not any(n in header for n in FIELDS[c][0])], "kernel_details.csv")
     e = column_exprs(header)
     cores = " OR ".join(f"upper(coalesce({e['accelerator_core']}, '')) = '{c}'" for c in COMMUNICATION_CORES)
+    # Parsed in parallel into a temporary table whose rowid follows the file order (a window
+    # such as row_number() OVER () in the INSERT runs on one thread); nothing in the statement
+    # may be a join, which would give up that order (see timeconv.clean_text).
     with literal_path(f.path) as src:
         try:
-            n = con.execute(f"""
-                INSERT INTO kernel_details_row BY NAME
-                SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, row_number() OVER () AS line,
-                       {e['step']} AS step, {e['name']} AS name, {e['op_type']} AS op_type,
+            con.execute(f"""
+                CREATE OR REPLACE TEMP TABLE {_PARSED} AS
+                SELECT {e['step']} AS step, {e['name']} AS name, {e['op_type']} AS op_type,
                        {e['accelerator_core']} AS accelerator_core, {e['device_id']} AS device_id,
                        nullif({e['stream_id']}, 'N/A') AS stream_id, {e['ts_ns']} AS ts_ns, {e['dur_ns']} AS dur_ns,
                        {e['wait_ns']} AS wait_ns,
                        ({cores} OR lower({e['name']}) LIKE 'hcom\\_%' ESCAPE '\\') AS is_communication,
                        {e['input_shapes']} AS input_shapes, {e['input_dtypes']} AS input_dtypes,
                        {e['output_shapes']} AS output_shapes, {e['block_dim']} AS block_dim
-                FROM {READ_CSV.replace('?', '$path')}
-            """, {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id, "path": src}).fetchone()[0]
+                FROM {READ_CSV}
+            """, [src])
         except duckdb.Error as err:
             raise translate_read_error(err, str(f.path)) from err
+    n = con.execute(f"""
+        INSERT INTO kernel_details_row BY NAME
+        SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id,
+               rowid - (SELECT min(rowid) FROM {_PARSED}) + 1 AS line, *
+        FROM {_PARSED}
+        ORDER BY rowid
+    """, {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id}).fetchone()[0]
+    con.execute(f"DROP TABLE {_PARSED}")
     _reject_bad_row(con, f)
     return n
 
