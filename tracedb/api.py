@@ -197,6 +197,21 @@ def runs(db: str | Path | None = None) -> Result:
     """, db=db)
 
 
+def _statements(con: duckdb.DuckDBPyConnection, sql: str) -> list:
+    """The parsed statements of ``sql``; QueryError when there are none or it does not parse."""
+    try:
+        statements = con.extract_statements(sql)
+    except duckdb.Error as e:
+        raise QueryError(f"query failed: {str(e).splitlines()[0]}") from e
+    except ValueError as e:      # a statement type this duckdb's Python module cannot name
+        raise QueryError("only SELECT statements run on the read-only query connection.",
+                         hint="pass --write to run SQL that changes data.") from e
+    if not statements:
+        raise QueryError("empty query: give a view name or a SQL statement.",
+                         hint="'tracedb views' lists the views, e.g. tracedb query step_breakdown.")
+    return statements
+
+
 def check_read_only_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     """Refuse SQL that could do more than read: only SELECT (incl. FROM, WITH, VALUES, DESCRIBE,
     SHOW, SUMMARIZE) and EXPLAIN of a SELECT pass.
@@ -210,16 +225,7 @@ def check_read_only_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     Raises:
         QueryError: empty SQL, a SQL syntax error, or a statement that is not a SELECT.
     """
-    try:
-        statements = con.extract_statements(sql)
-    except duckdb.Error as e:
-        raise QueryError(f"query failed: {str(e).splitlines()[0]}") from e
-    except ValueError as e:      # a statement type this duckdb's Python module cannot name
-        raise QueryError("only SELECT statements run without --write.",
-                         hint="tracedb query opens the database read-only; pass --write to change data.") from e
-    if not statements:
-        raise QueryError("empty query: give a view name or a SQL statement.",
-                         hint="'tracedb views' lists the views, e.g. tracedb query step_breakdown.")
+    statements = _statements(con, sql)
     for st in statements:
         kind = st.type
         if kind == duckdb.StatementType.EXPLAIN:
@@ -270,7 +276,9 @@ def query(name_or_sql: str, db: str | Path | None = None, *, baseline: str | Non
         else:
             if any(v is not None for v in (run, rank, step, baseline, comparison)):
                 raise QueryError("--run/--rank/--step/--baseline/--comparison apply to view names, not SQL.")
-            if not write:
+            if write:
+                _statements(con, text)
+            else:
                 check_read_only_sql(con, text)
             sql = text
         if limit is not None:
@@ -298,6 +306,14 @@ def _view_sql(con, name: str, baseline, comparison, run, rank, step) -> tuple[st
         raise QueryError(f"unknown view {name!r}.", hint="'tracedb views' lists the views; "
                          "or pass a SQL statement in quotes.")
     text = name
+    if text == "op_diff" and not (baseline or comparison):
+        missing = [r for r in ROLES if _role_run(con, r) is None]
+        if missing:        # the view would return no rows, without a word (ux-review F14)
+            names = ", ".join(r[0] for r in con.execute("SELECT run_name FROM run ORDER BY run_id").fetchall())
+            raise QueryError(f"op_diff needs a baseline and a comparison run; no run has the role "
+                             f"{' or '.join(missing)} (runs: {names}).",
+                             hint="'tracedb runs set-role RUN baseline' (and comparison), or pass "
+                                  "--baseline RUN --comparison RUN.")
     if text == "op_diff" and (baseline or comparison):
         text = "op_diff_between"
     elif (baseline or comparison) and text != "op_diff_between":
