@@ -57,6 +57,7 @@ HOSTILE = [
     "FORCE CHECKPOINT",
     "CALL pragma_version()",
     "EXPLAIN ANALYZE COPY (SELECT 1) TO '{dir}/explained.csv'",
+    "EXPLAIN (FORMAT json) COPY (SELECT 1) TO '{dir}/explained2.csv'",
     "SELECT 1; COPY (SELECT 2) TO '{dir}/second.csv'",
     "DROP TABLE kernel",
     "DELETE FROM run",
@@ -92,6 +93,9 @@ def test_the_locked_connection_cannot_load_or_reconfigure(level1):
                     "current_setting('autoinstall_known_extensions') AS i, "
                     "current_setting('autoload_known_extensions') AS a", db=level1)
     assert res.rows == [(True, False, False)]
+    for sql in ("SELECT * FROM enable_profiling()", "SELECT * FROM enable_logging()"):
+        with pytest.raises(QueryError, match="locked"):      # SELECT-shaped, stopped by the lock
+            api.query(sql, db=level1)
 
 
 def test_local_files_can_still_be_read(level1, tmp_path):

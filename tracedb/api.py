@@ -23,7 +23,7 @@ from .ingest import ingest as _ingest
 DEFAULT_INGEST_MEMORY = "1400MB"
 ROLES = ("baseline", "comparison")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_EXPLAIN = re.compile(r"^\s*EXPLAIN\s+(?:ANALYZE\s+)?", re.I)
+_EXPLAIN = re.compile(r"^\s*EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?:\([^)]*\)\s*)?", re.I)
 
 
 @dataclass
@@ -228,9 +228,12 @@ def check_read_only_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     statements = _statements(con, sql)
     for st in statements:
         kind = st.type
-        if kind == duckdb.StatementType.EXPLAIN:
-            inner = con.extract_statements(_EXPLAIN.sub("", st.query, count=1))
-            kind = inner[0].type if len(inner) == 1 else kind
+        if kind == duckdb.StatementType.EXPLAIN:    # EXPLAIN ANALYZE runs its statement
+            try:
+                inner = con.extract_statements(_EXPLAIN.sub("", st.query, count=1))
+                kind = inner[0].type if len(inner) == 1 else kind
+            except (duckdb.Error, ValueError):
+                pass
         if kind != duckdb.StatementType.SELECT:
             raise QueryError(f"{kind.name} statements do not run on the read-only query connection "
                              "(it writes no file, loads no extension and changes no setting).",

@@ -88,26 +88,27 @@ def _interrupted(e: BaseException) -> bool:
     """DuckDB turns a KeyboardInterrupt raised during a statement into RuntimeError('Query
     interrupted'), and a reader may wrap that again: the signal flag is the reliable sign."""
     return (_state["signal"] is not None or isinstance(e, KeyboardInterrupt)
-            or "interrupted" in str(e).lower() and isinstance(e, RuntimeError))
+            or (isinstance(e, RuntimeError) and "interrupted" in str(e).lower()))
 
 
-def command(*args, **kwargs):
-    """``app.command`` with the one error boundary of the CLI: a TracedbError becomes one line
-    ``tracedb: error: …`` and its exit code; an interruption ``tracedb: interrupted``, exit 130;
-    anything else one line naming the Python exception (the traceback with --debug)."""
-    target = kwargs.pop("app", app)
+def guarded(fn):
+    """The one error boundary of the CLI: a TracedbError becomes one line ``tracedb: error: …``
+    and its exit code; an interruption ``tracedb: interrupted``, exit 130; anything else one
+    line naming the Python exception (the traceback with --debug)."""
+    @functools.wraps(fn)
+    def wrapper(*a, **kw):
+        try:
+            return fn(*a, **kw)
+        except typer.Exit:
+            raise
+        except BaseException as e:   # noqa: BLE001 - every failure becomes one line
+            _fail(e)
+    return wrapper
 
-    def decorate(fn):
-        @functools.wraps(fn)
-        def wrapper(*a, **kw):
-            try:
-                return fn(*a, **kw)
-            except typer.Exit:
-                raise
-            except BaseException as e:   # noqa: BLE001 - every failure becomes one line
-                _fail(e)
-        return target.command(*args, **kwargs)(wrapper)
-    return decorate
+
+def command(*args, app: typer.Typer = app, **kwargs):
+    """``app.command`` for a :func:`guarded` function."""
+    return lambda fn: app.command(*args, **kwargs)(guarded(fn))
 
 
 def _fail(e: BaseException) -> None:
@@ -243,6 +244,7 @@ app.add_typer(runs_app, name="runs")
 
 
 @runs_app.callback(invoke_without_command=True)
+@guarded
 def runs(ctx: typer.Context, db: DbOption = None, fmt: FormatOption = Format.table) -> None:
     """List the runs with their role, platform, ranks, steps, files, kernels and events;
     remove, rename or re-role a run with the commands below (each one transaction).
@@ -257,10 +259,7 @@ def runs(ctx: typer.Context, db: DbOption = None, fmt: FormatOption = Format.tab
     """
     ctx.obj = {"db": db}
     if ctx.invoked_subcommand is None:
-        try:
-            _print(api.runs(db), fmt)
-        except BaseException as e:   # noqa: BLE001
-            _fail(e)
+        _print(api.runs(db), fmt)
 
 
 def _runs_db(ctx: typer.Context, db: Optional[str]) -> Optional[str]:
