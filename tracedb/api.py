@@ -248,7 +248,9 @@ def query(name_or_sql: str, db: str | Path | None = None, *, baseline: str | Non
     Without ``write`` the SQL cannot write, delete or create a file, install or load an
     extension, download anything or change a setting: only SELECT statements run (see
     :func:`check_read_only_sql`), on a read-only connection whose configuration is locked.
-    Local files can still be read with ``read_csv`` / ``read_parquet`` / ``read_json``.
+    Local files can still be read with ``read_csv`` / ``read_parquet`` / ``read_json``. The one
+    file DuckDB may still write is its own spill space (``<db>.tmp/``) for a query larger than
+    memory, removed when the connection closes.
 
     Args:
         name_or_sql: a public view name (``tracedb views``) or any SQL.
@@ -382,7 +384,8 @@ def export(out_dir: str | Path, db: str | Path | None = None, overwrite: bool = 
 
 @contextmanager
 def _run_edit(db) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-write connection in one transaction, committed and checkpointed at the end."""
+    """A read-write connection in one transaction, committed and checkpointed at the end (a
+    failed CHECKPOINT is not an error: the change is committed and DuckDB replays it)."""
     con = _db.connect(db, must_exist=True)
     try:
         _require_runs(con, db)
@@ -393,7 +396,10 @@ def _run_edit(db) -> Iterator[duckdb.DuckDBPyConnection]:
         except BaseException:
             con.execute("ROLLBACK")
             raise
-        con.execute("CHECKPOINT")
+        try:
+            con.execute("CHECKPOINT")
+        except duckdb.Error:     # committed already (durable in the .wal); DuckDB checkpoints later
+            pass
     finally:
         con.close()
 
