@@ -60,6 +60,25 @@ def test_runs_rm_deletes_the_run_from_every_table(two_runs):
     assert run("query", "step_breakdown", "--db", db).exit_code == 0
 
 
+def test_runs_rm_is_one_transaction(two_runs):
+    """A DELETE that fails half-way (a user's foreign key on a table that sorts after kernel)
+    leaves every row of the run in place."""
+    db = two_runs
+    ids = run_ids(db)
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE zz_parent (run_id INTEGER PRIMARY KEY)")
+    con.execute("CREATE TABLE zz_child (parent INTEGER REFERENCES zz_parent (run_id))")
+    con.execute("INSERT INTO zz_parent VALUES (?)", [ids["a"]])
+    con.execute("INSERT INTO zz_child VALUES (?)", [ids["a"]])
+    con.close()
+    before = per_run_counts(db, ids["a"])
+    res = run("runs", "rm", "a", "--db", db)
+    assert res.exit_code == 1, res.output
+    err = res.stderr.strip()
+    assert err.count("\n") == 0 and "cannot remove run 'a'" in err and "zz_parent" in err and "Hint:" in err
+    assert per_run_counts(db, ids["a"]) == before and before["kernel"] > 0
+
+
 def test_runs_errors_name_the_run_and_list_the_runs(two_runs):
     db = two_runs
     for args in (("rm", "nope"), ("rename", "nope", "c"), ("set-role", "nope", "baseline")):

@@ -437,7 +437,13 @@ def runs_rm(run: str, db: str | Path | None = None) -> dict[str, int]:
         run_id = _run_id(con, run, db)
         deleted = {}
         for table in run_tables(con):
-            deleted[table] = con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id]).fetchone()[0]
+            try:
+                deleted[table] = con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id]).fetchone()[0]
+            except duckdb.Error as e:
+                raise TracedbError(f"cannot remove run {run!r}: deleting from {table} failed: "
+                                   f"{str(e).splitlines()[0]}", file=str(_db.resolve_db_path(db)),
+                                   hint="nothing was removed; a table outside tracedb's schema may refer "
+                                        "to the run (drop it with tracedb query --write).") from e
         return deleted
 
 
