@@ -114,13 +114,19 @@ def test_set_role_moves_the_role_and_drives_op_diff(two_runs):
     assert rows(db, "SELECT run_name, role FROM run ORDER BY run_id") == [("a", "comparison"), ("b", None)]
     res = run("runs", "set-role", "b", "comparison", "--db", db)     # one run holds a role at a time
     assert res.exit_code == 0 and "a is no longer comparison" in res.stderr
+    res = run("runs", "set-role", "a", "baseline", "--db", db)
+    assert res.exit_code == 0 and res.stderr == "run a is now baseline\n"
+    res = run("runs", "set-role", "a", "comparison", "--db", db)       # one role per run
+    assert res.stderr == "run a is now comparison (b is no longer comparison; it is no longer baseline)\n"
+    assert run("runs", "set-role", "b", "comparison", "--db", db).exit_code == 0
     assert run("runs", "set-role", "a", "baseline", "--db", db).exit_code == 0
     assert rows(db, "SELECT run_name, role FROM run ORDER BY run_id") == [("a", "baseline"), ("b", "comparison")]
     by_role = json.loads(run("query", "op_diff", "--db", db, "--format", "json").stdout)
     by_flag = json.loads(run("query", "op_diff", "--baseline", "a", "--comparison", "b", "--db", db,
                              "--format", "json").stdout)
     assert by_role == by_flag and by_role[0]["baseline_run"] == "a"
-    assert run("runs", "set-role", "b", "none", "--db", db).exit_code == 0
+    res = run("runs", "set-role", "b", "none", "--db", db)
+    assert res.exit_code == 0 and res.stderr == "run b has no role now (it is no longer comparison)\n"
     assert rows(db, "SELECT run_name, role FROM run ORDER BY run_id") == [("a", "baseline"), ("b", None)]
 
 

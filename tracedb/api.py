@@ -11,7 +11,7 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 import duckdb
 
@@ -111,7 +111,7 @@ def _require_runs(con, db) -> None:
     has_table = con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
                             "AND schema_name = 'main' AND table_name = 'run'").fetchone()[0]
     if not has_table or not con.execute("SELECT count(*) FROM main.run").fetchone()[0]:
-        raise TracedbError("no runs yet: tracedb ingest PATH", file=str(_db.resolve_db_path(db)),
+        raise TracedbError("no runs yet: tracedb ingest PATH.", file=str(_db.resolve_db_path(db)),
                            hint="ingest profiler output into this database first, or pass --db / set "
                                 "TRACEDB_DB to the database that holds your runs.")
 
@@ -466,7 +466,14 @@ def runs_rename(old: str, new: str, db: str | Path | None = None) -> None:
         con.execute("UPDATE main.run SET run_name = ? WHERE run_id = ?", [new, run_id])
 
 
-def runs_set_role(run: str, role: str | None, db: str | Path | None = None) -> str | None:
+class RoleChange(NamedTuple):
+    """What :func:`runs_set_role` changed besides the run's own role."""
+
+    taken_from: str | None       # the run that held the role before (it has none now)
+    previous_role: str | None    # the run's own role before (a run holds one role at a time)
+
+
+def runs_set_role(run: str, role: str | None, db: str | Path | None = None) -> RoleChange:
     """Give a run the role baseline or comparison (taking it from the run that held it), or none.
 
     Args:
@@ -474,7 +481,7 @@ def runs_set_role(run: str, role: str | None, db: str | Path | None = None) -> s
         role: ``baseline``, ``comparison``, or ``none`` / None to clear the run's role.
 
     Returns:
-        The name of the run that held the role before (None if none or the same run).
+        RoleChange: the run that held the role before, and the run's own previous role.
 
     Raises:
         QueryError: unknown role, or no run of that name (the message lists the runs).
@@ -484,11 +491,11 @@ def runs_set_role(run: str, role: str | None, db: str | Path | None = None) -> s
         raise QueryError(f"unknown role {role!r}.", hint="use baseline, comparison or none.")
     with _run_edit(db) as con:
         run_id = _run_id(con, run, db)
-        if role is None:
-            con.execute("UPDATE main.run SET role = NULL WHERE run_id = ?", [run_id])
-            return None
-        before = con.execute("SELECT min(run_name) FROM main.run WHERE role = ? AND run_id <> ?",
-                             [role, run_id]).fetchone()[0]
-        con.execute("UPDATE main.run SET role = NULL WHERE role = ? AND run_id <> ?", [role, run_id])
+        previous = con.execute("SELECT role FROM main.run WHERE run_id = ?", [run_id]).fetchone()[0]
+        before = None
+        if role is not None:
+            before = con.execute("SELECT min(run_name) FROM main.run WHERE role = ? AND run_id <> ?",
+                                 [role, run_id]).fetchone()[0]
+            con.execute("UPDATE main.run SET role = NULL WHERE role = ? AND run_id <> ?", [role, run_id])
         con.execute("UPDATE main.run SET role = ? WHERE run_id = ?", [role, run_id])
-        return before
+        return RoleChange(before, previous if previous != role else None)

@@ -300,10 +300,12 @@ def runs_set_role(ctx: typer.Context, run: str = typer.Argument(..., help="Run n
 
     Example:  tracedb runs set-role gpu_run baseline
     """
-    before = api.runs_set_role(run, role.value, _runs_db(ctx, db))
+    change = api.runs_set_role(run, role.value, _runs_db(ctx, db))
     if not _state["quiet"]:
-        note = f" ({before} is no longer {role.value})" if before else ""
-        _err(f"run {run} is now {role.value}{note}" if role != RoleOrNone.none else f"run {run} has no role now")
+        notes = ([f"{change.taken_from} is no longer {role.value}"] if change.taken_from else []) + (
+            [f"it is no longer {change.previous_role}"] if change.previous_role else [])
+        what = f"is now {role.value}" if role != RoleOrNone.none else "has no role now"
+        _err(f"run {run} {what}" + (f" ({'; '.join(notes)})" if notes else ""))
 
 
 @command()
