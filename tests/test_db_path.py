@@ -103,3 +103,26 @@ def test_wal_that_does_not_fit_the_database_is_named(tmp_path):
     assert "replaying t.duckdb.wal failed" in res.stderr and "belong to another database" in res.stderr
     os.remove(tmp_path / "t.duckdb.wal")
     assert rows(db, "SELECT count(*) FROM event") == before
+
+
+def test_a_damaged_block_is_named_with_the_database_file(tmp_path):
+    """Overwrite 64 bytes in each 256 KiB block in turn: every query either works or fails with
+    one line naming the database file (DuckDB's checksum message names no file)."""
+    from tracedb import api
+    from tracedb.errors import TracedbError
+    base = tmp_path / "base.duckdb"
+    api.ingest([RANK0], db=base)
+    db = tmp_path / "t.duckdb"
+    failures = 0
+    for off in range(3 * 4096 + 100, base.stat().st_size, 256 * 1024):
+        shutil.copy(base, db)
+        with open(db, "r+b") as f:
+            f.seek(off)
+            f.write(b"\x5a" * 64)
+        for q in ("SELECT * FROM event", "SELECT * FROM kernel", "step_breakdown", "runs"):
+            try:
+                api.runs(db=db) if q == "runs" else api.query(q, db=db)
+            except TracedbError as e:
+                failures += 1
+                assert str(e).startswith(f"{db}: ") and "\n" not in str(e), (off, q, str(e))
+    assert failures > 0

@@ -116,13 +116,29 @@ def _require_runs(con, db) -> None:
                                 "TRACEDB_DB to the database that holds your runs.")
 
 
+def _translate(e: duckdb.Error, db) -> TracedbError:
+    """A DuckDB error of a query command as one line: a damaged file is named as such (DuckDB's
+    checksum message does not say which file); anything else is a failed query."""
+    first = str(e).splitlines()[0] if str(e) else type(e).__name__
+    if "corrupt" in first.lower() or isinstance(e, duckdb.SerializationException):
+        return TracedbError(f"the database file is damaged: {first}", file=str(_db.resolve_db_path(db)),
+                            hint="move it away and ingest the profiler output again into a new file.")
+    hint = None
+    if "read-only" in first.lower():
+        hint = "tracedb query opens the database read-only; pass --write to change data."
+    return QueryError(f"query failed: {first}", hint=hint)
+
+
 @contextmanager
-def _reader(db) -> Iterator[duckdb.DuckDBPyConnection]:
-    """The locked read-only connection of the query commands, on a database that has runs."""
-    con = _db.connect(db, locked=True)
+def _session(db, *, write: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The connection of a query command (locked read-only unless ``write``) on a database that
+    has runs; DuckDB errors inside the block become one-line TracedbErrors."""
+    con = _db.connect(db, must_exist=True) if write else _db.connect(db, locked=True)
     try:
         _require_runs(con, db)
         yield con
+    except duckdb.Error as e:
+        raise _translate(e, db) from e
     finally:
         con.close()
 
@@ -150,7 +166,7 @@ def summary_of(header: str | None) -> str:
 
 def views(db: str | Path | None = None) -> Result:
     """Public views and table macros with their one-line description."""
-    with _reader(db) as con:
+    with _session(db) as con:
         rows = []
         for name, kind, topic, grain, desc, params in _objects(con).values():
             summary = summary_of(desc)
@@ -164,7 +180,7 @@ def describe(name: str, db: str | Path | None = None) -> tuple[str, Result]:
     Raises:
         QueryError: unknown name.
     """
-    with _reader(db) as con:
+    with _session(db) as con:
         objs = _objects(con)
         if name in objs:
             header = objs[name][4] or ""
@@ -272,9 +288,7 @@ def query(name_or_sql: str, db: str | Path | None = None, *, baseline: str | Non
     if not text:
         raise QueryError("empty query: give a view name or a SQL statement.",
                          hint="'tracedb views' lists the views, e.g. tracedb query step_breakdown.")
-    con = _db.connect(db, must_exist=True) if write else _db.connect(db, locked=True)
-    try:
-        _require_runs(con, db)
+    with _session(db, write=write) as con:
         params: list[Any] = []
         if _IDENT.match(text):
             sql, params = _view_sql(con, text, baseline, comparison, run, rank, step)
@@ -288,19 +302,10 @@ def query(name_or_sql: str, db: str | Path | None = None, *, baseline: str | Non
             sql = text
         if limit is not None:
             sql = f"SELECT * FROM ({sql}) AS q LIMIT {int(limit)}"
-        try:
-            cur = con.execute(sql, params)
-        except duckdb.Error as e:
-            msg = str(e).splitlines()[0]
-            hint = None
-            if "read-only" in msg.lower():
-                hint = "tracedb query opens the database read-only; pass --write to change data."
-            raise QueryError(f"query failed: {msg}", hint=hint) from e
+        cur = con.execute(sql, params)
         if cur.description is None:
             return Result([], [])
         return Result([d[0] for d in cur.description], cur.fetchall())
-    finally:
-        con.close()
 
 
 def _view_sql(con, name: str, baseline, comparison, run, rank, step) -> tuple[str, list]:
@@ -376,6 +381,11 @@ def export(out_dir: str | Path, db: str | Path | None = None, overwrite: bool = 
     try:
         _require_runs(con, db)
         return export_parquet(con, out_dir, overwrite=overwrite)
+    except duckdb.Error as e:
+        err = _translate(e, db)
+        if isinstance(err, QueryError):
+            raise
+        raise err from e
     finally:
         con.close()
 
@@ -394,12 +404,17 @@ def _run_edit(db) -> Iterator[duckdb.DuckDBPyConnection]:
             yield con
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            try:
+                con.execute("ROLLBACK")
+            except duckdb.Error:     # a failed COMMIT has rolled back already
+                pass
             raise
         try:
             con.execute("CHECKPOINT")
         except duckdb.Error:     # committed already (durable in the .wal); DuckDB checkpoints later
             pass
+    except duckdb.Error as e:
+        raise _translate(e, db) from e
     finally:
         con.close()
 
