@@ -120,3 +120,16 @@ def test_signal_during_parallel_read_exits_130_and_cleans_up(split_rank, tmp_pat
         assert fingerprint(db) == before
     else:
         assert not db.exists()                           # a new database is not left behind
+
+
+def test_an_ignored_sighup_stays_ignored(split_rank, tmp_path):
+    """nohup: SIGHUP ignored at start is not turned into an interruption."""
+    db = tmp_path / "t.duckdb"
+    proc = subprocess.Popen([sys.executable, "-m", "tracedb.cli", "-q", "ingest", "--db", str(db), str(split_rank)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGHUP)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert rows(db, "SELECT count(*) FROM run") == [(1,)]

@@ -75,9 +75,11 @@ def _on_signal(signum, frame) -> None:
 
 
 def _install_signal_handlers() -> None:
+    """A signal ignored when tracedb started stays ignored: ``nohup tracedb ingest`` survives
+    SIGHUP, and a background job of a non-interactive shell ignores SIGINT, as before."""
     for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         sig = getattr(signal, name, None)
-        if sig is not None:
+        if sig is not None and signal.getsignal(sig) is not signal.SIG_IGN:
             try:
                 signal.signal(sig, _on_signal)
             except (ValueError, OSError):      # not the main thread (e.g. a test runner thread)
