@@ -7,6 +7,13 @@ shells and BI drivers can open files written by newer DuckDB (style.md §3.1, me
 existing CSV/Parquet file, ``:memory:`` or a folder without complaint as an in-memory database
 (the rows are lost at exit) and blocks forever on a FIFO, so :func:`check_db_path` looks at the
 path before DuckDB does.
+
+A ``.wal`` beside the file is replayed by DuckDB on open. With the pinned v1.0.0 storage the WAL
+carries no database identifier (newer storage writes one and refuses a foreign WAL), so a WAL of
+another tracedb database with the same tables cannot be told from this database's own WAL after
+a killed ingest, which must be replayed. What is caught: a ``.wal`` whose database file is
+missing (refused before DuckDB would replay it into a new file) and a ``.wal`` whose replay fails
+(the error names it and says it may belong to another database).
 """
 from __future__ import annotations
 
