@@ -57,7 +57,7 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
             new path.
         run: run name (default: derived from the PATHs).
         role: baseline | comparison.
-        replace: re-ingest files changed since their last ingest.
+        replace: replace a recorded file of a (run, rank) by a different one of the same format.
         run_per_path: one run per PATH (default: one ingest command is one run).
         allow_mixed_platforms: allow GPU and NPU ranks in one run.
         progress: receives progress lines.
@@ -77,17 +77,13 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
     """
     path = _db.check_db_path(db)
     existed, wal_existed = path.exists(), _db.wal_path(path).exists()
-    # the two options of the run model are passed only when set, so that this facade works with
-    # ingest() versions that do not know them yet
-    extra = {k: True for k, v in (("run_per_path", run_per_path),
-                                  ("allow_mixed_platforms", allow_mixed_platforms)) if v}
     opened = False
     try:
         con = _db.connect(path, threads=threads, memory_limit=memory_limit)
         opened = True
         try:
-            return _ingest(con, list(paths), run=run, role=role, replace=replace, progress=progress, bar=bar,
-                           **extra)
+            return _ingest(con, list(paths), run=run, role=role, replace=replace, run_per_path=run_per_path,
+                           allow_mixed_platforms=allow_mixed_platforms, progress=progress, bar=bar)
         finally:
             con.close()
     except BaseException:

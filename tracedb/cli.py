@@ -154,12 +154,16 @@ def main_options(
 @command()
 def ingest(
     paths: List[str] = typer.Argument(..., help="Rank folder(s) (*_ascend_pt, *_ascend_ms), a folder of rank "
-                                                "folders, trace_view.json, kernel_details.csv, "
-                                                "step_trace_time.csv, Kineto *.pt.trace.json(.gz) or a folder of them."),
+                                                "folders, a MindSpore profiler/ folder, Kineto *.pt.trace.json(.gz) "
+                                                "or a folder of them, or single files: trace_view.json, "
+                                                "kernel_details.csv, step_trace_time.csv, communication(_matrix).json, "
+                                                "memory_record.csv, operator_memory.csv, npu_module_mem.csv."),
     db: DbOption = None,
-    run: Optional[str] = typer.Option(None, "--run", help="Run name (default: folder name of PATH)."),
+    run: Optional[str] = typer.Option(None, "--run", help="Run name (default: the folder of PATH, or the folder "
+                                                          "holding all PATHs)."),
     role: Optional[Role] = typer.Option(None, "--role", help="Mark the run as baseline or comparison for op_diff."),
-    replace: bool = typer.Option(False, "--replace", help="Re-ingest files that changed since their last ingest."),
+    replace: bool = typer.Option(False, "--replace", help="Replace a rank's recorded file by a different one of the "
+                                                          "same kind (another capture is refused without it)."),
     run_per_path: bool = typer.Option(False, "--run-per-path",
                                       help="One run per PATH (default: one ingest command is one run)."),
     allow_mixed_platforms: bool = typer.Option(False, "--allow-mixed-platforms",
@@ -170,10 +174,14 @@ def ingest(
 ) -> None:
     """Ingest profiler output into the database, in one transaction.
 
-    A file already in the run (same content) is skipped; a failure leaves the database as it was
+    One command is one run: all PATHs are ranks of it (rank numbers from profiler_info_{rank}.json,
+    Kineto distributedInfo or the file name; each is printed with its origin). A file already in
+    the run (same content) is skipped; a different capture for a rank that has one is refused
+    (--run NAME for a new run, --replace to replace). A failure leaves the database as it was
     (and creates no database file).
 
-    Example:  tracedb ingest ./rank0_ascend_pt --run npu_run --role comparison
+    Examples:  tracedb ingest ./job/rank0_ascend_pt ./job/rank1_ascend_pt --run npu_run --role comparison
+               tracedb ingest ./gpu_traces --run gpu_run --role baseline
     """
     say = (lambda s: None) if _state["quiet"] else _err
     bar = terminal_bar(sys.stderr) if sys.stderr.isatty() and not _state["quiet"] else None
