@@ -12,7 +12,7 @@
 --            run without its closing task transfers nothing. Master plane: the only plane;
 --            else plane 0 if it has an RDMA task, else plane 1 (else the lowest plane) — CANN
 --            8.0 get_main_plane_id, which is what matches the corpus communication.json.
--- Units:     *_ns integer nanoseconds; *_bytes bytes.
+-- Units:     *_ns integer nanoseconds; *_bytes bytes; *_count tasks.
 CREATE OR REPLACE VIEW tracedb_internal.comm_task AS
 WITH task AS (
     SELECT

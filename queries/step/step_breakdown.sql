@@ -17,7 +17,7 @@
 --            the step is [start_point, end_point) × 10 ns, iteration_interval = fp − start,
 --            fp_and_bp = bp − fp, tail = end − bp; its comm-op columns are the communication
 --            intervals; computing, overlap and free are NULL unless computing kernels are known.
--- Units:     *_ns integer nanoseconds; computing + not overlapped + free = stage + bubble.
+-- Units:     *_ns integer nanoseconds; *_count kernels and ops; computing + not overlapped + free = stage + bubble.
 CREATE OR REPLACE VIEW step_breakdown AS
 WITH window_per_step AS (
     SELECT run_id, rank, step, min(start_ns) AS start_ns, max(end_ns) AS end_ns,
@@ -36,9 +36,9 @@ computing AS (
 ),
 communication AS (
     SELECT run_id, rank, step,
-           sum(exclusive_ns) AS communication_ns,
-           sum(exclusive_overlapped_ns) AS overlapped_ns
-    FROM tracedb_internal.comm_exclusive
+           sum(booked_ns) AS communication_ns,
+           sum(booked_overlapped_ns) AS overlapped_ns
+    FROM tracedb_internal.comm_booked
     GROUP BY run_id, rank, step
 ),
 mindspore_step AS (
