@@ -100,7 +100,7 @@ SELECT
     t.size_bytes::BIGINT                               AS size_bytes,          -- task size, bytes
     (t.plane_id = p.master_plane_id)::BOOLEAN          AS is_master_plane,     -- the task is on the op's master plane
     (w.first_seq IS NOT NULL)::BOOLEAN                 AS in_rdma_window,      -- consumed by an RDMA window (not counted as wait)
-    (t.seq = w.first_seq)::BOOLEAN                     AS starts_rdma_window,  -- first payload of an RDMA window
+    coalesce(t.seq = w.first_seq, false)::BOOLEAN      AS starts_rdma_window,  -- first payload of an RDMA window (false outside windows)
     CASE WHEN t.seq = w.first_seq THEN w.window_ns END::BIGINT
                                                        AS rdma_window_ns,      -- window time on its first payload row, ns
     CASE WHEN t.seq = w.first_seq THEN w.size_bytes END::BIGINT
