@@ -86,7 +86,7 @@ UNSUFFIXED = {
 # it. A new use of the word must be added here on purpose (and must mean the same thing).
 VOCABULARY = {
     # communication.json "Transit Time"/"Transit Size": time and bytes of the HCCL tasks that move data
-    "transit": {"comm_op", "comm_bandwidth", "comm_matrix", "comm_matrix_summary", "slow_link"},
+    "transit": {"comm_task", "comm_op", "comm_bandwidth", "comm_matrix", "comm_matrix_summary", "slow_link"},
     # msprof-analyze cluster rule: a collective's shortest duration over its ranks (the transfer
     # itself, without waiting); estimated from op durations, not from tasks
     "transmit": {"comm_wait_cross_rank"},

@@ -29,7 +29,7 @@ packet AS (
         coalesce(size_bytes, 0) AS size_bytes,
         dur_ns AS transit_ns
     FROM tracedb_internal.comm_task
-    WHERE is_sdma_copy AND link_type IS DISTINCT FROM 'ON_CHIP'
+    WHERE is_sdma_transit
     UNION ALL
     SELECT run_id, rank, file_id, op_ts_ns, op_name, 'RDMA', rdma_window_bytes, rdma_window_ns
     FROM tracedb_internal.comm_task

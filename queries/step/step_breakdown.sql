@@ -57,10 +57,7 @@ windows AS (
         coalesce(w.kernel_count, 0) AS kernel_count,
         coalesce(w.communication_op_count, 0) AS communication_op_count,
         coalesce(w.bubble_ns, 0) AS bubble_ns,
-        m.fp_ns, m.bp_ns,
-        -- computing is known when the step has computing kernels or is not a MindSpore
-        -- step_trace_raw step (which has communication intervals only)
-        (m.run_id IS NULL OR coalesce(w.kernel_count, 0) > coalesce(w.communication_op_count, 0)) AS has_computing
+        m.fp_ns, m.bp_ns
     FROM window_per_step AS w
     FULL OUTER JOIN mindspore_step AS m
         ON m.run_id = w.run_id AND m.rank = w.rank AND m.step = w.step
@@ -74,7 +71,10 @@ first_host_op AS (
 parts AS (
     SELECT
         w.run_id, w.rank, w.step, w.start_ns, w.end_ns, w.kernel_count, w.communication_op_count,
-        w.bubble_ns, w.fp_ns, w.bp_ns, w.has_computing,
+        w.bubble_ns, w.fp_ns, w.bp_ns,
+        -- computing is unknown in a MindSpore step_trace_raw step without computing kernels
+        -- (communication intervals only), as in free_time and uncovered_communication
+        u.run_id IS NULL AS has_computing,
         coalesce(c.computing_ns, 0) AS computing_ns,
         coalesce(m.communication_ns, 0) AS communication_ns,
         coalesce(m.overlapped_ns, 0) AS overlapped_ns,
@@ -88,6 +88,8 @@ parts AS (
         ON s.run_id = w.run_id AND s.rank = w.rank AND s.step = w.step
     LEFT JOIN first_host_op AS f
         ON f.run_id = w.run_id AND f.rank = w.rank
+    LEFT JOIN tracedb_internal.comm_only_step AS u
+        ON u.run_id = w.run_id AND u.rank = w.rank AND u.step = w.step
 )
 SELECT
     r.run_name::VARCHAR                                                 AS run_name,                                         -- run name (run.run_name)

@@ -29,16 +29,18 @@ SELECT run_name, rank, step, group_name, op_name, op_type, comm_kind, start_ns, 
 FROM comm_op;
 -- > 'r', 0, 4, '7', 'hcom_allReduce__1_0_1', 'allreduce', 'collective', 0, 100000 - 0, 8000 + 16000, 10000 + 4000, 10000, 100000 - 24000 - 14000, round(14000 / (14000 + 24000), 4), round(10000 / (10000 + 24000), 4)
 -- pin: tracedb_internal.comm_task — seq per plane by start; two planes, none with RDMA → master
---      plane 1; SDMA copies (ON_CHIP included) are is_sdma_copy; no RDMA window
-SELECT plane_id, seq, task_name, is_master_plane, is_sdma_copy, in_rdma_window, starts_rdma_window
+--      plane 1; SDMA copies (ON_CHIP included) are is_sdma_copy, those off chip is_sdma_transit;
+--      no RDMA window
+SELECT plane_id, seq, task_name, is_master_plane, is_sdma_copy, is_sdma_transit, in_rdma_window,
+       starts_rdma_window
 FROM tracedb_internal.comm_task ORDER BY plane_id, seq;
--- > 0, 1, 'Memcpy', false, true, false, false
--- > 0, 2, 'Notify_Record', false, false, false, false
--- > 1, 1, 'Notify_Wait', true, false, false, false
--- > 1, 2, 'Reduce_Inline', true, true, false, false
--- > 1, 3, 'Notify_Wait', true, false, false, false
--- > 1, 4, 'Memcpy', true, true, false, false
--- > 1, 5, 'Memcpy', true, true, false, false
+-- > 0, 1, 'Memcpy', false, true, false, false, false
+-- > 0, 2, 'Notify_Record', false, false, false, false, false
+-- > 1, 1, 'Notify_Wait', true, false, false, false, false
+-- > 1, 2, 'Reduce_Inline', true, true, true, false, false
+-- > 1, 3, 'Notify_Wait', true, false, false, false, false
+-- > 1, 4, 'Memcpy', true, true, true, false, false
+-- > 1, 5, 'Memcpy', true, true, false, false, false
 
 -- title: an RDMA window consumes its Notify tasks
 --   one plane (master), op hcom_allGather__2_0_1 (not send/receive: k = 5), transport RDMA
