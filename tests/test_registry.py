@@ -125,6 +125,15 @@ def test_every_object_has_the_header_sections():
         assert o.summary, f"{o.path}: no summary after the em dash"
 
 
+def test_every_macro_parameter_is_documented():
+    macros = [o for o in load_library() if o.kind == "table_macro"]
+    assert macros
+    for o in macros:
+        params = o.header_field("Parameters") or ""
+        missing = [p for p in o.parameters if not re.search(rf"\b{p}\b", params)]
+        assert o.parameters and not missing, f"{o.path}: Parameters: does not name {missing}"
+
+
 def test_no_measurement_diary_in_headers_or_comments():
     assert DIARY.search("made this view take 2.0 s instead of 1.1 s on 35 k ops, measured")
     assert DIARY.search("max() took 1.04 s against 0.75 s")
