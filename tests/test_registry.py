@@ -63,6 +63,7 @@ def test_storage_version_recorded(empty_db):
 # --- lint of the parsed library, in the manner of Perfetto's tools/check_sql_modules.py ----------
 
 SECTIONS = ("Grain", "Source", "Reference", "Units")
+OPTIONAL_SECTIONS = ("Parameters", "Method")
 
 # A diary is a timing: "2.0 s instead of 1.1 s", "took 1.04 s", "measured". Thresholds that are
 # part of a rule ("more than 1 s apart") are not diaries. Numbers live in bench/RESULTS.md.
@@ -122,6 +123,8 @@ def test_every_object_has_the_header_sections():
     for o in load_library():
         missing = [s for s in SECTIONS if not o.header_field(s)]
         assert not missing, f"{o.path}: header lacks {missing}"
+        unknown = set(o.sections) - set(SECTIONS) - set(OPTIONAL_SECTIONS)
+        assert not unknown, f"{o.path}: unknown header sections {unknown} (a summary line read as one?)"
         assert o.summary, f"{o.path}: no summary after the em dash"
 
 
@@ -217,6 +220,11 @@ def test_dependencies_come_from_table_references_only(tmp_path):
         "-- b — reads a.\nCREATE OR REPLACE VIEW b AS\nSELECT x FROM a;\n")
     lib = {o.name: o for o in load_library(tmp_path)}
     assert lib["a"].dependencies == set() and lib["b"].dependencies == {"a"}
+    real = {o.name: o for o in load_library()}
+    assert real["comm_bandwidth"].dependencies == {"comm_task"}      # its comments say "as in comm_op"
+    assert real["comm_matrix"].dependencies == {"comm_task"}
+    assert "comm_op" not in real["check_finding"].dependencies       # it has the literal 'comm_op '
+    assert real["check_finding"].dependencies >= {"comm_op_check", "step_breakdown_check"}
     assert [o.name for o in load_library(tmp_path)] == ["a", "b"]
     # the regex registry saw a -> b here, and with b -> a a cycle that stopped every ingest
     assert lib["b"].inherited == {"x": "a"}
