@@ -19,7 +19,8 @@
 --            intervals; computing, overlap and free are NULL unless computing kernels are known.
 -- Units:     *_ns integer nanoseconds; *_count kernels and ops; computing + not overlapped + free = stage + bubble.
 CREATE OR REPLACE VIEW step_breakdown AS
-WITH window_per_step AS (
+WITH kernel_span AS (
+    -- first kernel start, last kernel end and kernel counts of each step
     SELECT run_id, rank, step, min(start_ns) AS start_ns, max(end_ns) AS end_ns,
            count(*) AS kernel_count,
            count_if(is_communication) AS communication_op_count,
@@ -47,7 +48,8 @@ mindspore_step AS (
     FROM step
     WHERE fp_ns IS NOT NULL OR bp_ns IS NOT NULL
 ),
-windows AS (
+step_window AS (
+    -- the step window: the kernel span, or the MindSpore step_trace_raw window when there is one
     SELECT
         coalesce(w.run_id, m.run_id) AS run_id,
         coalesce(w.rank, m.rank) AS rank,
@@ -58,7 +60,7 @@ windows AS (
         coalesce(w.communication_op_count, 0) AS communication_op_count,
         coalesce(w.bubble_ns, 0) AS bubble_ns,
         m.fp_ns, m.bp_ns
-    FROM window_per_step AS w
+    FROM kernel_span AS w
     FULL OUTER JOIN mindspore_step AS m
         ON m.run_id = w.run_id AND m.rank = w.rank AND m.step = w.step
 ),
@@ -79,7 +81,7 @@ parts AS (
         coalesce(m.communication_ns, 0) AS communication_ns,
         coalesce(m.overlapped_ns, 0) AS overlapped_ns,
         coalesce(s.host_start_ns, CASE WHEN w.step IS NULL THEN f.ts_ns END) AS host_start_ns
-    FROM windows AS w
+    FROM step_window AS w
     LEFT JOIN computing AS c
         ON c.run_id = w.run_id AND c.rank = w.rank AND c.step IS NOT DISTINCT FROM w.step
     LEFT JOIN communication AS m
