@@ -229,3 +229,19 @@ def test_dependencies_come_from_table_references_only(tmp_path):
     # the regex registry saw a -> b here, and with b -> a a cycle that stopped every ingest
     assert lib["b"].inherited == {"x": "a"}
     assert lib["b"].column_comments["x"] == "as in b: the literal and this comment name view b"
+
+
+def test_statement_head_fallback_gives_the_same_model(monkeypatch):
+    """sqlglot 25 (the floor in pyproject) parses MACRO ... AS TABLE as an opaque Command: the
+    registry then reads the head as text and parses only the SELECT. Both paths must give the
+    same model."""
+    from tracedb import registry
+    full = {o.name: o for o in load_library()}
+    monkeypatch.setattr(registry, "_parse_create", lambda sql: None)
+    fallback = {o.name: o for o in load_library()}
+    assert full.keys() == fallback.keys()
+    for name, o in full.items():
+        f = fallback[name]
+        assert (o.kind, o.schema, o.parameters, o.columns, o.column_comments, o.dependencies, o.sections) == \
+            (f.kind, f.schema, f.parameters, f.columns, f.column_comments, f.dependencies, f.sections), name
+        assert o.body == f.body, name

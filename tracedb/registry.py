@@ -17,6 +17,7 @@ Files under ``queries/_internal/`` install into schema ``tracedb_internal``.
 """
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,7 +80,7 @@ class SqlObject:
     path: Path
     sql: str             # the CREATE statement as written (comments included), no trailing ';'
     header: str          # the header lines, stripped, joined by newlines (the COMMENT ON text)
-    tree: exp.Create
+    tree: exp.Query      # the parsed SELECT after AS / AS TABLE
     sections: dict[str, str] = field(default_factory=dict)
     summary: str = ""
     parameters: list[str] = field(default_factory=list)
@@ -95,10 +96,51 @@ class SqlObject:
     @property
     def body(self) -> exp.Query:
         """The SELECT after ``AS`` / ``AS TABLE``, a fresh copy of the parsed tree."""
-        return self.tree.expression.copy()
+        return self.tree.copy()
 
     def header_field(self, key: str) -> str | None:
         return self.sections.get(key)
+
+
+_HEAD = re.compile(r"CREATE\s+OR\s+REPLACE\s+(VIEW|MACRO)\s+(?:(\w+)\.)?(\w+)\s*(?:\(([^)]*)\))?"
+                   r"\s+AS(?:\s+TABLE)?\s", re.I)
+
+
+def _parse_create(sql: str) -> tuple[str, str | None, str, list[str], exp.Query] | None:
+    """(kind, schema, name, parameters, body) from sqlglot's parse of the whole statement, or
+    None where this sqlglot version does not parse it as a CREATE (older ones: MACRO ... AS TABLE)."""
+    log = logging.getLogger("sqlglot")
+    level = log.level
+    log.setLevel(logging.ERROR)    # not the "falling back to parsing as a Command" warning
+    try:
+        statements = [s for s in sqlglot.parse(sql, read="duckdb") if s is not None]
+    finally:
+        log.setLevel(level)
+    if len(statements) != 1 or not isinstance(statements[0], exp.Create) \
+            or statements[0].kind not in ("VIEW", "MACRO") or not isinstance(statements[0].expression, exp.Query):
+        return None
+    target = statements[0].this
+    if isinstance(target, exp.UserDefinedFunction):
+        return ("table_macro", target.this.db or None, target.this.name,
+                [p.name for p in target.expressions], statements[0].expression)
+    return "view", target.db or None, target.name, [], statements[0].expression
+
+
+def _parse_statement(path: Path, sql: str) -> tuple[str, str | None, str, list[str], exp.Query]:
+    try:
+        parsed = _parse_create(sql)
+        if parsed is not None:
+            return parsed
+        # fallback: the head is simple enough to read as text; sqlglot parses the SELECT after it
+        m = _HEAD.match(sql)
+        if m is None:
+            raise ValueError(f"{path}: expected exactly one CREATE OR REPLACE VIEW/MACRO statement")
+        body = sqlglot.parse_one(sql[m.end():], read="duckdb")
+        params = [p.strip() for p in (m.group(4) or "").split(",") if p.strip()]
+        kind = "view" if m.group(1).upper() == "VIEW" else "table_macro"
+        return kind, m.group(2), m.group(3), params, body
+    except sqlglot.errors.SqlglotError as e:
+        raise ValueError(f"{path}: sqlglot cannot parse it: {str(e).splitlines()[0]}") from e
 
 
 def parse_file(path: Path, topic: str | None = None) -> SqlObject:
@@ -109,37 +151,25 @@ def parse_file(path: Path, topic: str | None = None) -> SqlObject:
     """
     text = path.read_text()
     topic = topic or path.parent.name
-    try:
-        statements = [s for s in sqlglot.parse(text, read="duckdb") if s is not None]
-    except sqlglot.errors.SqlglotError as e:
-        raise ValueError(f"{path}: sqlglot cannot parse it: {str(e).splitlines()[0]}") from e
-    if len(statements) != 1 or not isinstance(statements[0], exp.Create) \
-            or statements[0].kind not in ("VIEW", "MACRO"):
-        raise ValueError(f"{path}: expected exactly one CREATE OR REPLACE VIEW/MACRO statement")
-    tree = statements[0]
-    target = tree.this
-    if isinstance(target, exp.UserDefinedFunction):
-        kind, table = "table_macro", target.this
-        params = [p.name for p in target.expressions]
-    else:
-        kind, table, params = "view", target, []
-    schema = (table.db or "main").lower()
-    expected_schema = INTERNAL_SCHEMA if topic == "_internal" else "main"
-    if table.name != path.stem or schema != expected_schema:
-        raise ValueError(f"{path}: declares {schema}.{table.name}, expected {expected_schema}.{path.stem}")
-    header_lines = list(tree.comments or [])
-    header = parse_header(header_lines)
-    start = re.search(r"^\s*CREATE\b", text, re.I | re.M)
+    start = re.search(r"^CREATE\b", text, re.I | re.M)
+    if start is None:
+        raise ValueError(f"{path}: no CREATE OR REPLACE VIEW/MACRO statement")
+    header_lines = [line[2:] for line in text[:start.start()].splitlines() if line.startswith("--")]
     sql = text[start.start():].strip().rstrip(";").rstrip()
-    body = tree.expression
+    kind, schema, name, params, body = _parse_statement(path, sql)
+    schema = (schema or "main").lower()
+    expected_schema = INTERNAL_SCHEMA if topic == "_internal" else "main"
+    if name != path.stem or schema != expected_schema:
+        raise ValueError(f"{path}: declares {schema}.{name}, expected {expected_schema}.{path.stem}")
+    header = parse_header(header_lines)
     columns, comments = [], {}
     for proj in body.selects:
         columns.append(proj.alias_or_name)
         doc = " ".join(c.strip() for c in proj.comments or [] if c.strip())
         if doc:
             comments[proj.alias_or_name] = doc
-    return SqlObject(name=table.name, kind=kind, schema=schema, topic=topic, path=path, sql=sql,
-                     header="\n".join(line.strip() for line in header_lines), tree=tree,
+    return SqlObject(name=name, kind=kind, schema=schema, topic=topic, path=path, sql=sql,
+                     header="\n".join(line.strip() for line in header_lines), tree=body,
                      sections=header.sections, summary=header.summary, parameters=params,
                      columns=columns, column_comments=comments, dependencies=_references(body))
 
@@ -198,7 +228,7 @@ def _inherit_comments(obj: SqlObject, by_name: dict[str, SqlObject]) -> None:
     Only a bare column reference qualifies (``x`` or ``t.x``, same name out as in), read from
     the one FROM source or the source its qualifier names.
     """
-    body = obj.tree.expression
+    body = obj.tree
     sources = {}
     for node in [body.args.get("from_") or body.args.get("from")] + list(body.args.get("joins") or []):
         if node is None:
