@@ -143,3 +143,30 @@ FROM step_breakdown;
 -- pin: tracedb_internal.comm_only_step — the step has fp/bp and no computing kernel
 SELECT run_id, rank, step FROM tracedb_internal.comm_only_step;
 -- > 1, 0, 1
+
+-- title: ranks and runs are kept apart
+--   run r,  rank 0: a [0, 10)          run r,  rank 1: a [5, 25)
+--   run r2, rank 0: a [0, 40)
+.read _setup.sql
+INSERT INTO run (run_id, run_name, platform) VALUES (2, 'r2', 'npu');
+INSERT INTO kernel BY NAME
+SELECT * FROM (VALUES (1, 0, 'a', 1, 0, 10), (1, 1, 'a', 1, 5, 20), (2, 0, 'a', 1, 0, 40))
+    AS t(run_id, rank, name, step, ts_ns, dur_ns);
+SELECT run_name, rank, computing_ns, step_start_ns, e2e_ns FROM step_breakdown ORDER BY run_name, rank;
+-- > 'r', 0, 10, 0, 10
+-- > 'r', 1, 25 - 5, 5, 20
+-- > 'r2', 0, 40, 0, 40
+
+-- title: without steps, preparing runs from the first framework op on the host
+--   host op (event ph X, cat cpu_op) at 70; device kernels 100-110 and 120-130
+.read _setup.sql
+INSERT INTO event (run_id, rank, file_id, ph, name, cat, ts_ns, dur_ns) VALUES
+    (1, 0, 1, 'X', 'aten::mm', 'cpu_op', 70, 5),
+    (1, 0, 1, 'X', 'aten::add', 'cpu_op', 90, 5),
+    (1, 0, 1, 'i', 'marker', 'cpu_op', 10, 0);
+INSERT INTO kernel BY NAME
+SELECT * FROM (VALUES ('k1', 100, 10), ('k2', 120, 10)) AS t(name, ts_ns, dur_ns);
+-- expect: preparing = first kernel start − first complete (ph X) host op = 100 − 70 (the
+--         instant event at 10 does not count); free = 110..120
+SELECT step, preparing_ns, computing_ns, free_ns FROM step_breakdown;
+-- > NULL, 100 - 70, 10 + 10, 120 - 110
