@@ -45,7 +45,7 @@ def parse_header(lines: list[str] | str | None) -> Header:
     """Split a header into its summary (text after ``—`` up to the first section) and sections.
 
     Args:
-        lines: the header's lines without ``--`` (as sqlglot gives them: a section line has one
+        lines: the header's lines, the text after ``--`` (a section line has one
             leading space at most, a continuation line is indented), or the header as one text.
 
     >>> h = parse_header(["x — one line", "  and more.", "Grain: one row", "       per step.", "Units: ns"])
