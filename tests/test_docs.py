@@ -27,3 +27,14 @@ def test_every_python_package_is_installed():
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {str(p.parent.relative_to(ROOT)).replace("/", ".") for p in (ROOT / "tracedb").rglob("__init__.py")}
     assert found <= listed, f"add to pyproject [tool.setuptools] packages: {sorted(found - listed)}"
+
+
+def test_docstring_examples_run():
+    """The examples in docstrings are tests too (as sqlglot runs its own)."""
+    import doctest
+
+    from tracedb import output, registry, timeconv
+    for module in (timeconv, output, registry):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        assert result.attempted > 0, f"{module.__name__}: no examples found"
+        assert result.failed == 0, f"{module.__name__}: {result.failed} of {result.attempted} examples fail"

@@ -151,13 +151,8 @@ def _objects(con) -> dict[str, tuple]:
 
 def summary_of(header: str | None) -> str:
     """The one-sentence summary of a view header: the text after the em dash, up to "Grain:"."""
-    lines = []
-    for line in (header or "").splitlines():
-        if lines and re.match(r"^\w[\w ]*:", line):
-            break
-        lines.append(line.strip())
-    text = " ".join(lines)
-    return text.split("—", 1)[1].strip() if "—" in text else text
+    from .registry import parse_header
+    return parse_header(header).summary
 
 
 def views(db: str | Path | None = None) -> Result:

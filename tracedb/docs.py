@@ -18,8 +18,7 @@ def view_index() -> str:
         if o.schema != "main":
             continue
         kind = "view" if o.kind == "view" else f"table macro ({', '.join(o.parameters)})"
-        from .api import summary_of
-        lines.append(f"| `{o.name}` | {kind} | {o.topic} | {summary_of(o.header)} |")
+        lines.append(f"| `{o.name}` | {kind} | {o.topic} | {o.summary} |")
     return "\n".join(lines)
 
 
