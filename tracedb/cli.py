@@ -264,7 +264,7 @@ def runs(ctx: typer.Context, db: DbOption = None, fmt: FormatOption = Format.tab
     \b
       tracedb runs
       tracedb runs set-role npu_run baseline
-      tracedb runs rename rank0_ascend_pt npu_run
+      tracedb runs rename npu_run npu_cann8
       tracedb runs rm old_run
     """
     ctx.obj = {"db": db}
@@ -294,7 +294,7 @@ def runs_rename(ctx: typer.Context, old: str = typer.Argument(..., help="Current
                 new: str = typer.Argument(..., help="New run name."), db: DbOption = None) -> None:
     """Rename a run.
 
-    Example:  tracedb runs rename rank0_ascend_pt npu_run
+    Example:  tracedb runs rename npu_run npu_cann8
     """
     api.runs_rename(old, new, _runs_db(ctx, db))
     if not _state["quiet"]:
