@@ -68,7 +68,6 @@ class Catalog:
         self.replace = replace
         self.say = say
         self.skipped: list[str] = []
-        self.ingested: list[str] = []
         self.dropped_ranks: set[tuple[int, int]] = set()
         # hashes files while they are parsed (see claim); hashlib releases the GIL
         self.hasher = ThreadPoolExecutor(1, thread_name_prefix="tracedb-sha256")
@@ -211,4 +210,3 @@ class Catalog:
         self.con.execute("INSERT INTO source_file VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          [claim.file_id, run_id, rank, fmt, str(path.resolve()), path.stat().st_size, sha, rows,
                           now()])
-        self.ingested.append(str(path))
