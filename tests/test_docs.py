@@ -12,6 +12,16 @@ def test_generated_readme_sections_are_current():
     assert render_readme(text) == text, "README is stale: run `python -m tracedb.docs`"
 
 
+def test_install_cache_is_current():
+    """queries/_install.json spares every ingest the sqlglot parse; it must match the SQL files."""
+    import json
+
+    from tracedb.registry import INSTALL_CACHE, install_plan, library_hash, load_library
+    data = json.loads((ROOT / "queries" / INSTALL_CACHE).read_text())
+    assert data["hash"] == library_hash(), "stale: run `python -m tracedb.docs`"
+    assert data["objects"] == install_plan(load_library()), "stale: run `python -m tracedb.docs`"
+
+
 def test_ci_runs_exactly_the_readme_commands():
     readme = (ROOT / "README.md").read_text()
     blocks = re.findall(r"```sh\n(.*?)\n```", readme, re.S)

@@ -9,7 +9,7 @@ import re
 import sys
 from pathlib import Path
 
-from .registry import load_library
+from .registry import INSTALL_CACHE, load_library, write_install_cache
 
 
 def view_index() -> str:
@@ -65,6 +65,8 @@ def main(path: str = "README.md") -> int:
     if new != old:
         p.write_text(new)
         print(f"updated {path}", file=sys.stderr)
+    if write_install_cache():
+        print(f"updated queries/{INSTALL_CACHE}", file=sys.stderr)
     return 0
 
 

@@ -14,19 +14,27 @@ into a :class:`SqlObject`, the one model every consumer reads (install, export, 
   or a string literal); objects are installed in dependency order (a view binds at creation).
 
 Files under ``queries/_internal/`` install into schema ``tracedb_internal``.
+
+Installing needs only the statements that parse yields; ``queries/_install.json`` holds them,
+generated with the README (``python -m tracedb.docs``) and used only while its hash matches the
+SQL files, so an ingest neither imports sqlglot nor parses the library (0.5-0.6 s per process).
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import sqlglot
-from sqlglot import exp
 
 from .schema import sql_dir
+
+if TYPE_CHECKING:
+    from sqlglot import exp
 
 INTERNAL_SCHEMA = "tracedb_internal"
 CREATE_INTERNAL_SCHEMA = f"CREATE SCHEMA IF NOT EXISTS {INTERNAL_SCHEMA}"
@@ -109,6 +117,9 @@ _HEAD = re.compile(r"CREATE\s+OR\s+REPLACE\s+(VIEW|MACRO)\s+(?:(\w+)\.)?(\w+)\s*
 def _parse_create(sql: str) -> tuple[str, str | None, str, list[str], exp.Query] | None:
     """(kind, schema, name, parameters, body) from sqlglot's parse of the whole statement, or
     None where this sqlglot version does not parse it as a CREATE (older ones: MACRO ... AS TABLE)."""
+    import sqlglot
+    from sqlglot import exp
+
     log = logging.getLogger("sqlglot")
     level = log.level
     log.setLevel(logging.ERROR)    # not the "falling back to parsing as a Command" warning
@@ -127,6 +138,8 @@ def _parse_create(sql: str) -> tuple[str, str | None, str, list[str], exp.Query]
 
 
 def _parse_statement(path: Path, sql: str) -> tuple[str, str | None, str, list[str], exp.Query]:
+    import sqlglot
+
     try:
         parsed = _parse_create(sql)
         if parsed is not None:
@@ -176,6 +189,8 @@ def parse_file(path: Path, topic: str | None = None) -> SqlObject:
 
 def _references(body: exp.Expression) -> set[str]:
     """Names of the tables and table-macro calls the body reads (CTE names excluded)."""
+    from sqlglot import exp
+
     ctes = {c.alias_or_name.lower() for c in body.find_all(exp.CTE)}
     names = set()
     for table in body.find_all(exp.Table):
@@ -228,6 +243,8 @@ def _inherit_comments(obj: SqlObject, by_name: dict[str, SqlObject]) -> None:
     Only a bare column reference qualifies (``x`` or ``t.x``, same name out as in), read from
     the one FROM source or the source its qualifier names.
     """
+    from sqlglot import exp
+
     body = obj.tree
     sources = {}
     for node in [body.args.get("from_") or body.args.get("from")] + list(body.args.get("joins") or []):
@@ -268,19 +285,64 @@ def comment_statements(obj: SqlObject) -> list[str]:
     return out
 
 
-def install(con: duckdb.DuckDBPyConnection, objects: list[SqlObject] | None = None) -> list[SqlObject]:
+INSTALL_CACHE = "_install.json"
+
+
+def library_hash(root: Path | None = None) -> str:
+    """SHA-256 over the names and texts of the library's SQL files."""
+    root = root or sql_dir("queries")
+    h = hashlib.sha256()
+    for path in sorted(root.glob("*/*.sql")):
+        h.update(f"{path.parent.name}/{path.name}\0".encode() + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def install_plan(objects: list[SqlObject]) -> list[dict]:
+    """What :func:`install` executes per object, in dependency order, as plain data."""
+    return [{"name": o.name, "kind": o.kind, "schema": o.schema, "topic": o.topic, "file": o.path.name,
+             "sql": o.sql, "header": o.header, "grain": o.header_field("Grain"),
+             "parameters": ", ".join(o.parameters) or None, "comments": comment_statements(o)}
+            for o in objects]
+
+
+def cached_plan(root: Path | None = None) -> list[dict]:
+    """The install plan from ``queries/_install.json`` when it was made from these very files,
+    else parsed now."""
+    root = root or sql_dir("queries")
+    try:
+        data = json.loads((root / INSTALL_CACHE).read_text())
+        if data["hash"] == library_hash(root):
+            return data["objects"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return install_plan(load_library(root))
+
+
+def write_install_cache(root: Path | None = None) -> bool:
+    """(Re)write ``queries/_install.json``; True if it changed."""
+    root = root or sql_dir("queries")
+    text = json.dumps({"hash": library_hash(root), "objects": install_plan(load_library(root))},
+                      indent=1, ensure_ascii=False) + "\n"
+    path = root / INSTALL_CACHE
+    if path.exists() and path.read_text() == text:
+        return False
+    path.write_text(text)
+    return True
+
+
+def install(con: duckdb.DuckDBPyConnection, objects: list[SqlObject] | None = None) -> list[dict]:
     """Create or replace every library object, re-apply all comments, refresh ``tracedb_object``.
 
     Runs inside the caller's transaction. One batch of statements for the objects and one for
-    the comments: separate executes per object cost noticeably on every ingest.
+    the comments: separate executes per object cost noticeably on every ingest. Returns the
+    install plan (:func:`install_plan`).
     """
-    objects = objects if objects is not None else load_library()
+    plan = install_plan(objects) if objects is not None else cached_plan()
     con.execute(CREATE_INTERNAL_SCHEMA)
-    con.execute(";\n".join(obj.sql for obj in objects))
-    con.execute(";\n".join(s for obj in objects for s in comment_statements(obj)))
+    con.execute(";\n".join(o["sql"] for o in plan))
+    con.execute(";\n".join(s for o in plan for s in o["comments"]))
     con.execute("DELETE FROM tracedb_object")
     con.executemany("INSERT INTO tracedb_object VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [[obj.name, obj.kind, obj.schema, obj.topic, obj.header_field("Grain"),
-                      obj.header, ", ".join(obj.parameters) or None,
-                      f"queries/{obj.topic}/{obj.path.name}"] for obj in objects])
-    return objects
+                    [[o["name"], o["kind"], o["schema"], o["topic"], o["grain"], o["header"], o["parameters"],
+                      f"queries/{o['topic']}/{o['file']}"] for o in plan])
+    return plan

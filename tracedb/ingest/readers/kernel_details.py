@@ -2,10 +2,9 @@
 
 DuckDB's CSV reader parses the file (all columns as text); columns are matched by header name
 through :mod:`tracedb.ingest.fieldmaps.kernel_details`. Start times carry a trailing TAB and
-are parsed exactly to integer ns; shapes lose their literal quotes. ``line`` keeps the file
-order (the kernel table's kernel_id): nothing in the INSERT may be a join, which would give
-up that order (see :func:`tracedb.timeconv.clean_text`). The trace's task type, stream and
-group and the window step are added by the derive step, whatever order the files come in.
+are parsed exactly to integer ns; shapes lose their literal quotes. The rows are stored in
+file order (the kernel table's kernel_id). The trace's task type, stream and group and the
+window step are added by the derive step, whatever order the files come in.
 """
 from __future__ import annotations
 
@@ -20,7 +19,6 @@ from ..sources.file import SourceFile
 from ..sources.paths import literal_path
 
 TABLE = "kernel_details_row"
-_PARSED = "_tracedb_kernel_details"
 
 
 def column_exprs(header: list[str]) -> dict[str, str]:
@@ -57,42 +55,37 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
                                      if not any(n in header for n in FIELDS[c][0])], "kernel_details.csv")
     e = column_exprs(header)
     cores = " OR ".join(f"upper(coalesce({e['accelerator_core']}, '')) = '{c}'" for c in COMMUNICATION_CORES)
-    # Parsed in parallel into a temporary table whose rowid follows the file order (a window
-    # such as row_number() OVER () in the INSERT runs on one thread); nothing in the statement
-    # may be a join, which would give up that order (see timeconv.clean_text).
+    # One parallel INSERT straight from the CSV reader, which keeps the file order (the table's
+    # row order is kernel_id, see derive/020): nothing in it may be a join, which would give up
+    # that order (see timeconv.clean_text), nor a window, which runs on one thread.
     with literal_path(f.path) as src:
         try:
-            con.execute(f"""
-                CREATE OR REPLACE TEMP TABLE {_PARSED} AS
-                SELECT {e['step']} AS step, {e['name']} AS name, {e['op_type']} AS op_type,
+            n = con.execute(f"""
+                INSERT INTO kernel_details_row BY NAME
+                SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id,
+                       {e['step']} AS step, {e['name']} AS name, {e['op_type']} AS op_type,
                        {e['accelerator_core']} AS accelerator_core, {e['device_id']} AS device_id,
                        nullif({e['stream_id']}, 'N/A') AS stream_id, {e['ts_ns']} AS ts_ns, {e['dur_ns']} AS dur_ns,
                        {e['wait_ns']} AS wait_ns,
                        ({cores} OR lower({e['name']}) LIKE 'hcom\\_%' ESCAPE '\\') AS is_communication,
                        {e['input_shapes']} AS input_shapes, {e['input_dtypes']} AS input_dtypes,
                        {e['output_shapes']} AS output_shapes, {e['block_dim']} AS block_dim
-                FROM {READ_CSV}
-            """, [src])
+                FROM {READ_CSV.replace('?', '$path')}
+            """, {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id, "path": src}).fetchone()[0]
         except duckdb.Error as err:
             raise translate_read_error(err, str(f.path)) from err
-    n = con.execute(f"""
-        INSERT INTO kernel_details_row BY NAME
-        SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id,
-               rowid - (SELECT min(rowid) FROM {_PARSED}) + 1 AS line, *
-        FROM {_PARSED}
-        ORDER BY rowid
-    """, {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id}).fetchone()[0]
-    con.execute(f"DROP TABLE {_PARSED}")
     _reject_bad_row(con, f)
     return n
 
 
 def _reject_bad_row(con: duckdb.DuckDBPyConnection, f: SourceFile) -> None:
     bad = con.execute("""
-        SELECT line + 1, ts_ns IS NULL, dur_ns IS NULL, dur_ns < 0 FROM kernel_details_row
-        WHERE file_id = ? AND (ts_ns IS NULL OR dur_ns IS NULL OR dur_ns < 0 OR name IS NULL)
-        ORDER BY line LIMIT 1
-    """, [f.file_id]).fetchone()
+        SELECT rowid - (SELECT min(rowid) FROM kernel_details_row WHERE file_id = $file_id) + 2,
+               ts_ns IS NULL, dur_ns IS NULL, dur_ns < 0
+        FROM kernel_details_row
+        WHERE file_id = $file_id AND (ts_ns IS NULL OR dur_ns IS NULL OR dur_ns < 0 OR name IS NULL)
+        ORDER BY rowid LIMIT 1
+    """, {"file_id": f.file_id}).fetchone()
     if not bad:
         return
     line, no_ts, no_dur, negative = bad
