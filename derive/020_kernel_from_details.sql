@@ -1,19 +1,31 @@
 -- Kernels of (run, rank) are rebuilt here and in 030/040 (kernel_details.csv rows, trace tasks,
 -- Kineto kernels); the MindSpore step_trace_raw communication rows belong to their reader.
+CREATE OR REPLACE TEMP TABLE _kernel_details_stored AS
+SELECT k.run_id, k.rank, k.file_id, k.kernel_id AS line, r.step, k.name, k.op_type, k.accelerator_core,
+       k.device_id, r.stream_id, k.ts_ns, k.dur_ns, k.wait_ns, k.is_communication, k.input_shapes,
+       k.input_dtypes, k.output_shapes, k.block_dim
+FROM kernel AS k
+JOIN kernel_details_raw AS r USING (run_id, rank, file_id, kernel_id)
+WHERE k.run_id = getvariable('run_id') AND k.rank = getvariable('rank') AND k.source = 'kernel_details'
+  AND k.file_id NOT IN (SELECT file_id FROM kernel_details_parsed);
+
 DELETE FROM kernel
 WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
   AND source IN ('kernel_details', 'trace_view', 'kineto');
 
--- kernel_details.csv rows → kernel, kernel_id = row number in the file (the reader stores the
--- rows in file order; a file's rows are only ever dropped whole, so rowid order stays file order). From the rank's trace
+-- kernel_details.csv rows → kernel, kernel_id = row number in the file: the rows this command
+-- parsed (kernel_details_parsed) and, for a file read by an earlier command, its kernel rows
+-- as stored with the file's own Step Id and Stream ID (kernel_details_raw), copied before the
+-- DELETE below. From the rank's trace
 -- (if any): the Ascend Hardware task with the same start and name (MindSpore >= 2.5 names the
 -- row "fwk_op/kernel") gives the Task Type and, when the CSV has none, the stream; the
 -- "Group <g> Communication" thread an HCCL op is drawn on gives its group. A row without a
 -- Step Id belongs to the last step whose host window started at or before it.
 INSERT INTO kernel BY NAME
 WITH kd AS (
-    SELECT row_number() OVER (ORDER BY rowid) AS line, *
-    FROM kernel_details_row WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+    SELECT * FROM kernel_details_parsed WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+    UNION ALL
+    SELECT * FROM _kernel_details_stored
 ),
 task AS (
     SELECT name, ts_ns, any_value(tid) AS tid, any_value(json_extract_string(args, '$."Task Type"')) AS task_type
@@ -50,3 +62,5 @@ LEFT JOIN matched AS m ON m.line = kd.line
 LEFT JOIN hccl_group AS g ON kd.is_communication AND g.name = kd.name
 ASOF LEFT JOIN step_start AS w ON kd.ts_ns >= w.host_start_ns
 ORDER BY kd.line;
+
+DROP TABLE _kernel_details_stored;

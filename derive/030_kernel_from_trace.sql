@@ -33,8 +33,9 @@ WITH tasks AS (
          AND lower(name) NOT IN ('memcopyasync', 'other'))
         OR (process_name IN ('HCCL', 'Communication') AND thread_name LIKE '%Communication%')
       )
-      AND NOT EXISTS (SELECT 1 FROM kernel_details_row
-                      WHERE run_id = getvariable('run_id') AND rank = getvariable('rank'))
+      AND NOT EXISTS (SELECT 1 FROM kernel        -- written by 020 when the rank has kernel_details.csv
+                      WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+                        AND source = 'kernel_details')
 ),
 step_start AS (
     SELECT step, host_start_ns FROM step

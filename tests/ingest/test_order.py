@@ -13,7 +13,7 @@ from conftest import FIXTURES, ingest_paths
 RANK0 = FIXTURES / "ascend/level1/rank0_ascend_pt"
 OUT = RANK0 / "ASCEND_PROFILER_OUTPUT"
 KINETO = FIXTURES / "kineto"
-TABLES = ("run", "rank", "step", "event", "kernel", "link", "memory", "kernel_details_row",
+TABLES = ("run", "rank", "step", "event", "kernel", "link", "memory", "kernel_details_raw",
           "profiler_step_trace", "profiler_comm_op", "profiler_comm_bandwidth", "profiler_comm_matrix")
 MEMORY = [OUT / n for n in ("memory_record.csv", "operator_memory.csv", "npu_module_mem.csv")]
 COMM = [OUT / n for n in ("communication.json", "communication_matrix.json")]

@@ -208,7 +208,7 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
         catalog = Catalog(con, replace=replace, say=progress)
         try:
             apply_schema(con)
-            derive.install_macros(con)
+            derive.install_session(con)
             command = _Command(con, catalog, report, progress, bar, split)
             touched = set()
             for plan in plans:

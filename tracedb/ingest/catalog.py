@@ -24,7 +24,7 @@ from .metadata import fill_kineto_rank
 from .readers import MULTI_FILE_FORMATS
 
 # every table with rows of an input file (file_id); the rows of a dropped file go from all
-FILE_TABLES = ("event", "kernel", "kernel_details_row", "step_trace_raw_row", "link", "memory",
+FILE_TABLES = ("event", "kernel", "kernel_details_raw", "step_trace_raw_row", "link", "memory",
                "profiler_step_trace", "profiler_comm_op", "profiler_comm_bandwidth", "profiler_comm_matrix")
 ROLES = ("baseline", "comparison")
 

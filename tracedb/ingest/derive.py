@@ -1,10 +1,11 @@
 """The derive step: everything that needs two files, computed per (run, rank) after all of
 that rank's files in the command, from the rows the readers wrote (``event``,
-``kernel_details_row``, ``step_trace_raw_row``, ``link``). The SQL lives in ``derive/*.sql`` at
+``kernel_details_parsed`` / ``kernel_details_raw``, ``step_trace_raw_row``, ``link``). The SQL lives in ``derive/*.sql`` at
 the top of the repository (installed as ``tracedb/_derive``): the numbered files run in order
 with the DuckDB variables ``run_id`` and ``rank`` set; each rebuilds its rows of the rank
 (DELETE + INSERT), so the result does not depend on the order the files arrived in, in one
-command or several. ``_macros.sql`` holds the temporary macros the readers and the steps share.
+command or several. ``_session.sql`` holds the temporary macros and the staging table the
+readers and the steps share.
 
 A step whose header has a ``-- when: <query>`` line runs only when that query returns true
 (e.g. the Kineto steps only for ranks with a Kineto trace): a step with nothing to do would
@@ -31,9 +32,9 @@ def _steps() -> tuple[tuple[str, str | None, str], ...]:
     return tuple(out)
 
 
-def install_macros(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the temporary macros of ``derive/_macros.sql`` on this connection."""
-    con.execute((sql_dir("derive") / "_macros.sql").read_text())
+def install_session(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the temporary macros and staging table of ``derive/_session.sql`` on this connection."""
+    con.execute((sql_dir("derive") / "_session.sql").read_text())
 
 
 def run(con: duckdb.DuckDBPyConnection, run_id: int, rank: int) -> None:

@@ -23,7 +23,7 @@ READERS: dict[str, Reader] = {
     "trace_view": Reader(trace_view.read, "event"),
     "kineto": Reader(kineto.read, "event"),
     "msprof_timeline": Reader(msprof_timeline.read, "event"),
-    "kernel_details": Reader(kernel_details.read, "kernel_details_row"),
+    "kernel_details": Reader(kernel_details.read, "kernel"),
     "step_trace_time": Reader(step_trace_time.read, "profiler_step_trace"),
     "communication": Reader(communication.read, "profiler_comm_op"),
     "communication_matrix": Reader(communication.read_matrix, "profiler_comm_matrix"),

@@ -19,7 +19,7 @@ from ..sources.paths import literal_path
 def read(con: duckdb.DuckDBPyConnection, f) -> int:
     """One HCCL ``iter{i}.trace`` file → link tasks of one op execution; returns rows.
 
-    ``size``: macro ``hccl_size_bytes`` (derive/_macros.sql); ``bandwidth``
+    ``size``: macro ``hccl_size_bytes`` (derive/_session.sql); ``bandwidth``
     "NULL" → NULL; ``Notify Wait`` → ``Notify_Wait``; plane = tid. op_name = the op folder
     (``allReduce_1_1``); op_ts_ns = the first task start; step = the file's iteration (the
     derive step puts the op into its step_trace_raw window when the rank has one).

@@ -1,10 +1,12 @@
-"""kernel_details.csv (every header variant) → ``kernel_details_row``.
+"""kernel_details.csv (every header variant) → ``kernel_details_parsed`` (this command's
+staging table, derive/_session.sql) and ``kernel_details_raw`` (its own Step Id and Stream ID).
 
 DuckDB's CSV reader parses the file (all columns as text); columns are matched by header name
 through :mod:`tracedb.ingest.fieldmaps.kernel_details`. Start times carry a trailing TAB and
-are parsed exactly to integer ns; shapes lose their literal quotes. The rows are stored in
-file order (the kernel table's kernel_id). The trace's task type, stream and group and the
-window step are added by the derive step, whatever order the files come in.
+are parsed exactly to integer ns; shapes lose their literal quotes; ``line`` is the file order
+(the kernel table's kernel_id). The derive step (derive/020) writes the kernel rows, with the
+trace's task type, stream and group and the window step, whatever order the files come in:
+the rows are written once, as kernel rows, not first as rows of a table of their own.
 """
 from __future__ import annotations
 
@@ -18,11 +20,11 @@ from ..sources.errors import translate_read_error
 from ..sources.file import SourceFile
 from ..sources.paths import literal_path
 
-TABLE = "kernel_details_row"
+_PARSED = "_tracedb_kernel_details"
 
 
 def column_exprs(header: list[str]) -> dict[str, str]:
-    """SQL expression per kernel_details_row column from the header (NULL for absent columns)."""
+    """SQL expression per kernel_details_parsed column from the header (NULL for absent columns)."""
     present = set(header)
     exprs = {}
     for col, (names, kind) in FIELDS.items():
@@ -43,7 +45,7 @@ def column_exprs(header: list[str]) -> dict[str, str]:
 
 
 def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
-    """Insert one kernel_details.csv into ``kernel_details_row``; returns rows inserted.
+    """Parse one kernel_details.csv for the derive step; returns its rows.
 
     Raises:
         InputError: empty file, missing required column, unparsable CSV, or a row whose start
@@ -55,37 +57,48 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
                                      if not any(n in header for n in FIELDS[c][0])], "kernel_details.csv")
     e = column_exprs(header)
     cores = " OR ".join(f"upper(coalesce({e['accelerator_core']}, '')) = '{c}'" for c in COMMUNICATION_CORES)
-    # One parallel INSERT straight from the CSV reader, which keeps the file order (the table's
-    # row order is kernel_id, see derive/020): nothing in it may be a join, which would give up
-    # that order (see timeconv.clean_text), nor a window, which runs on one thread.
+    # Parsed in parallel into a temporary table whose rowid follows the file order (a window
+    # such as row_number() OVER () runs on one thread); nothing in the statement may be a join,
+    # which would give up that order (see timeconv.clean_text).
     with literal_path(f.path) as src:
         try:
-            n = con.execute(f"""
-                INSERT INTO kernel_details_row BY NAME
-                SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id,
-                       {e['step']} AS step, {e['name']} AS name, {e['op_type']} AS op_type,
+            con.execute(f"""
+                CREATE OR REPLACE TEMP TABLE {_PARSED} AS
+                SELECT {e['step']} AS step, {e['name']} AS name, {e['op_type']} AS op_type,
                        {e['accelerator_core']} AS accelerator_core, {e['device_id']} AS device_id,
                        nullif({e['stream_id']}, 'N/A') AS stream_id, {e['ts_ns']} AS ts_ns, {e['dur_ns']} AS dur_ns,
                        {e['wait_ns']} AS wait_ns,
                        ({cores} OR lower({e['name']}) LIKE 'hcom\\_%' ESCAPE '\\') AS is_communication,
                        {e['input_shapes']} AS input_shapes, {e['input_dtypes']} AS input_dtypes,
                        {e['output_shapes']} AS output_shapes, {e['block_dim']} AS block_dim
-                FROM {READ_CSV.replace('?', '$path')}
-            """, {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id, "path": src}).fetchone()[0]
+                FROM {READ_CSV}
+            """, [src])
         except duckdb.Error as err:
             raise translate_read_error(err, str(f.path)) from err
     _reject_bad_row(con, f)
+    ids = {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id}
+    n = con.execute(f"""
+        INSERT INTO kernel_details_parsed BY NAME
+        SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id,
+               rowid - (SELECT min(rowid) FROM {_PARSED}) + 1 AS line, *
+        FROM {_PARSED}
+    """, ids).fetchone()[0]
+    con.execute("""
+        INSERT INTO kernel_details_raw BY NAME
+        SELECT run_id, rank, file_id, line AS kernel_id, step, stream_id FROM kernel_details_parsed
+        WHERE file_id = $file_id
+    """, {"file_id": f.file_id})
+    con.execute(f"DROP TABLE {_PARSED}")
     return n
 
 
 def _reject_bad_row(con: duckdb.DuckDBPyConnection, f: SourceFile) -> None:
-    bad = con.execute("""
-        SELECT rowid - (SELECT min(rowid) FROM kernel_details_row WHERE file_id = $file_id) + 2,
-               ts_ns IS NULL, dur_ns IS NULL, dur_ns < 0
-        FROM kernel_details_row
-        WHERE file_id = $file_id AND (ts_ns IS NULL OR dur_ns IS NULL OR dur_ns < 0 OR name IS NULL)
+    bad = con.execute(f"""
+        SELECT rowid - (SELECT min(rowid) FROM {_PARSED}) + 2, ts_ns IS NULL, dur_ns IS NULL, dur_ns < 0
+        FROM {_PARSED}
+        WHERE ts_ns IS NULL OR dur_ns IS NULL OR dur_ns < 0 OR name IS NULL
         ORDER BY rowid LIMIT 1
-    """, {"file_id": f.file_id}).fetchone()
+    """).fetchone()
     if not bad:
         return
     line, no_ts, no_dur, negative = bad

@@ -1,5 +1,6 @@
--- Rules shared by the readers and the derive steps, as temporary macros of the ingest
--- connection (created at the start of every ingest; nothing is stored in the database).
+-- What the readers and the derive steps share on the ingest connection: temporary macros
+-- and the staging table of kernel_details.csv (created at the start of every ingest; nothing
+-- here is stored in the database).
 -- In the DuckDB shell, run this file first, then SET VARIABLE run_id = 1; SET VARIABLE rank = 0;
 -- and the numbered files in order.
 
@@ -28,3 +29,12 @@ CREATE OR REPLACE TEMP MACRO npu_device_of(run, r) AS (
 -- The files of one format of (run, rank).
 CREATE OR REPLACE TEMP MACRO rank_files(run, r, fmts) AS TABLE
     SELECT file_id FROM source_file WHERE run_id = run AND rank = r AND list_contains(fmts, format);
+
+-- kernel_details.csv rows parsed by this ingest command (readers/kernel_details.py), in file
+-- order (line); derive/020 turns them into kernel rows. A file read by an earlier command is
+-- in kernel (its verbatim columns) and kernel_details_raw (its own Step Id and Stream ID).
+CREATE OR REPLACE TEMP TABLE kernel_details_parsed (
+    run_id INTEGER, rank INTEGER, file_id INTEGER, line BIGINT, step INTEGER, name VARCHAR, op_type VARCHAR,
+    accelerator_core VARCHAR, device_id INTEGER, stream_id VARCHAR, ts_ns BIGINT, dur_ns BIGINT, wait_ns BIGINT,
+    is_communication BOOLEAN, input_shapes VARCHAR, input_dtypes VARCHAR, output_shapes VARCHAR, block_dim INTEGER
+);
