@@ -64,3 +64,6 @@ ASOF LEFT JOIN step_start AS w ON kd.ts_ns >= w.host_start_ns
 ORDER BY kd.line;
 
 DROP TABLE _kernel_details_stored;
+-- the staging rows are spent (bounded memory over many ranks; a second derive of the rank in
+-- this command reads the kernel rows like any earlier command's)
+DELETE FROM kernel_details_parsed WHERE run_id = getvariable('run_id') AND rank = getvariable('rank');

@@ -3,8 +3,8 @@
 A failure anywhere rolls the whole command back: the database is exactly as it was. One
 command is one run (``--run``, else the common folder of the PATHs), unless ``run_per_path``.
 Readers write only their own file's rows (:mod:`tracedb.ingest.readers`); the derive step
-(:mod:`tracedb.ingest.derive`) then rebuilds, for every rank that got a file, what needs two
-files, so the result does not depend on the order the files arrive in.
+(:mod:`tracedb.ingest.derive`) then rebuilds, for every rank that got a file (right after its
+files), what needs two files, so the result does not depend on the order the files arrive in.
 """
 from __future__ import annotations
 
@@ -96,7 +96,9 @@ class _Command:
             self.report.runs.append(plan.run)
         touched = set()
         for unit in plan.ranks:
-            if self.rank(run_id, plan.run, unit):
+            if self.rank(run_id, plan.run, unit) or (run_id, unit.rank) in self.catalog.dropped_ranks:
+                # derived right after its files: the staging rows of a rank go with its derive
+                derive.run(self.con, run_id, unit.rank)
                 touched.add((run_id, unit.rank))
         return touched
 
@@ -213,8 +215,6 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
             touched = set()
             for plan in plans:
                 touched |= command.run(plan, role, allow_mixed_platforms)
-            for run_id, rank in sorted(touched | catalog.dropped_ranks):
-                derive.run(con, run_id, rank)
             _derived_rows(con, touched, report)
             report.files_skipped += catalog.skipped
             registry.install(con)
