@@ -23,7 +23,10 @@ WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
 -- Step Id belongs to the last step whose host window started at or before it.
 INSERT INTO kernel BY NAME
 WITH kd AS (
-    SELECT * FROM kernel_details_parsed WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+    SELECT run_id, rank, file_id, row_number() OVER (PARTITION BY file_id ORDER BY rowid) AS line, step, name,
+           op_type, accelerator_core, device_id, stream_id, ts_ns, dur_ns, wait_ns, is_communication,
+           input_shapes, input_dtypes, output_shapes, block_dim
+    FROM kernel_details_parsed WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
     UNION ALL
     SELECT * FROM _kernel_details_stored
 ),

@@ -31,10 +31,10 @@ CREATE OR REPLACE TEMP MACRO rank_files(run, r, fmts) AS TABLE
     SELECT file_id FROM source_file WHERE run_id = run AND rank = r AND list_contains(fmts, format);
 
 -- kernel_details.csv rows parsed by this ingest command (readers/kernel_details.py), in file
--- order (line); derive/020 turns them into kernel rows. A file read by an earlier command is
+-- order (rowid order); derive/020 turns them into kernel rows. A file read by an earlier command is
 -- in kernel (its verbatim columns) and kernel_details_raw (its own Step Id and Stream ID).
 CREATE OR REPLACE TEMP TABLE kernel_details_parsed (
-    run_id INTEGER, rank INTEGER, file_id INTEGER, line BIGINT, step INTEGER, name VARCHAR, op_type VARCHAR,
+    run_id INTEGER, rank INTEGER, file_id INTEGER, step INTEGER, name VARCHAR, op_type VARCHAR,
     accelerator_core VARCHAR, device_id INTEGER, stream_id VARCHAR, ts_ns BIGINT, dur_ns BIGINT, wait_ns BIGINT,
     is_communication BOOLEAN, input_shapes VARCHAR, input_dtypes VARCHAR, output_shapes VARCHAR, block_dim INTEGER
 );

@@ -3,8 +3,8 @@ staging table, derive/_session.sql) and ``kernel_details_raw`` (its own Step Id 
 
 DuckDB's CSV reader parses the file (all columns as text); columns are matched by header name
 through :mod:`tracedb.ingest.fieldmaps.kernel_details`. Start times carry a trailing TAB and
-are parsed exactly to integer ns; shapes lose their literal quotes; ``line`` is the file order
-(the kernel table's kernel_id). The derive step (derive/020) writes the kernel rows, with the
+are parsed exactly to integer ns; shapes lose their literal quotes; the staging rows keep the file order
+(its rowid order; the kernel table's kernel_id). The derive step (derive/020) writes the kernel rows, with the
 trace's task type, stream and group and the window step, whatever order the files come in:
 the rows are written once, as kernel rows, not first as rows of a table of their own.
 """
@@ -20,7 +20,6 @@ from ..sources.errors import translate_read_error
 from ..sources.file import SourceFile
 from ..sources.paths import literal_path
 
-_PARSED = "_tracedb_kernel_details"
 
 
 def column_exprs(header: list[str]) -> dict[str, str]:
@@ -57,48 +56,42 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
                                      if not any(n in header for n in FIELDS[c][0])], "kernel_details.csv")
     e = column_exprs(header)
     cores = " OR ".join(f"upper(coalesce({e['accelerator_core']}, '')) = '{c}'" for c in COMMUNICATION_CORES)
-    # Parsed in parallel into a temporary table whose rowid follows the file order (a window
-    # such as row_number() OVER () runs on one thread); nothing in the statement may be a join,
-    # which would give up that order (see timeconv.clean_text).
+    # One parallel INSERT into the staging table, whose rowids follow the file order; nothing in
+    # it may be a join, which would give up that order (see timeconv.clean_text), nor a window,
+    # which would run on one thread.
     with literal_path(f.path) as src:
         try:
-            con.execute(f"""
-                CREATE OR REPLACE TEMP TABLE {_PARSED} AS
-                SELECT {e['step']} AS step, {e['name']} AS name, {e['op_type']} AS op_type,
+            n = con.execute(f"""
+                INSERT INTO kernel_details_parsed BY NAME
+                SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id,
+                       {e['step']} AS step, {e['name']} AS name, {e['op_type']} AS op_type,
                        {e['accelerator_core']} AS accelerator_core, {e['device_id']} AS device_id,
                        nullif({e['stream_id']}, 'N/A') AS stream_id, {e['ts_ns']} AS ts_ns, {e['dur_ns']} AS dur_ns,
                        {e['wait_ns']} AS wait_ns,
                        ({cores} OR lower({e['name']}) LIKE 'hcom\\_%' ESCAPE '\\') AS is_communication,
                        {e['input_shapes']} AS input_shapes, {e['input_dtypes']} AS input_dtypes,
                        {e['output_shapes']} AS output_shapes, {e['block_dim']} AS block_dim
-                FROM {READ_CSV}
-            """, [src])
+                FROM {READ_CSV.replace('?', '$path')}
+            """, {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id, "path": src}).fetchone()[0]
         except duckdb.Error as err:
             raise translate_read_error(err, str(f.path)) from err
     _reject_bad_row(con, f)
-    ids = {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id}
-    n = con.execute(f"""
-        INSERT INTO kernel_details_parsed BY NAME
-        SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id,
-               rowid - (SELECT min(rowid) FROM {_PARSED}) + 1 AS line, *
-        FROM {_PARSED}
-    """, ids).fetchone()[0]
     con.execute("""
         INSERT INTO kernel_details_raw BY NAME
-        SELECT run_id, rank, file_id, line AS kernel_id, step, stream_id FROM kernel_details_parsed
-        WHERE file_id = $file_id
+        SELECT run_id, rank, file_id, row_number() OVER (ORDER BY rowid) AS kernel_id, step, stream_id
+        FROM kernel_details_parsed WHERE file_id = $file_id
     """, {"file_id": f.file_id})
-    con.execute(f"DROP TABLE {_PARSED}")
     return n
 
 
 def _reject_bad_row(con: duckdb.DuckDBPyConnection, f: SourceFile) -> None:
-    bad = con.execute(f"""
-        SELECT rowid - (SELECT min(rowid) FROM {_PARSED}) + 2, ts_ns IS NULL, dur_ns IS NULL, dur_ns < 0
-        FROM {_PARSED}
-        WHERE ts_ns IS NULL OR dur_ns IS NULL OR dur_ns < 0 OR name IS NULL
+    bad = con.execute("""
+        SELECT rowid - (SELECT min(rowid) FROM kernel_details_parsed WHERE file_id = $file_id) + 2,
+               ts_ns IS NULL, dur_ns IS NULL, dur_ns < 0
+        FROM kernel_details_parsed
+        WHERE file_id = $file_id AND (ts_ns IS NULL OR dur_ns IS NULL OR dur_ns < 0 OR name IS NULL)
         ORDER BY rowid LIMIT 1
-    """).fetchone()
+    """, {"file_id": f.file_id}).fetchone()
     if not bad:
         return
     line, no_ts, no_dur, negative = bad
