@@ -6,7 +6,7 @@ SELECT k.run_id, k.rank, k.file_id, k.kernel_id AS line, r.step, k.name, k.op_ty
        k.input_dtypes, k.output_shapes, k.block_dim
 FROM kernel AS k
 JOIN kernel_details_raw AS r USING (run_id, rank, file_id, kernel_id)
-WHERE k.run_id = getvariable('run_id') AND k.rank = getvariable('rank') AND k.source = 'kernel_details'
+WHERE r.run_id = getvariable('run_id') AND r.rank = getvariable('rank') AND k.run_id = getvariable('run_id') AND k.rank = getvariable('rank') AND k.source = 'kernel_details'
   AND k.file_id NOT IN (SELECT file_id FROM kernel_details_parsed);
 
 DELETE FROM kernel
@@ -23,7 +23,10 @@ WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
 -- Step Id belongs to the last step whose host window started at or before it.
 INSERT INTO kernel BY NAME
 WITH kd AS (
-    SELECT run_id, rank, file_id, row_number() OVER (PARTITION BY file_id ORDER BY rowid) AS line, step, name,
+    -- one file per rank: its n-th row has rowid first + n - 1 (a window here would run on one thread)
+    SELECT run_id, rank, file_id,
+           rowid - (SELECT min(rowid) FROM kernel_details_parsed
+                    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')) + 1 AS line, step, name,
            op_type, accelerator_core, device_id, stream_id, ts_ns, dur_ns, wait_ns, is_communication,
            input_shapes, input_dtypes, output_shapes, block_dim
     FROM kernel_details_parsed WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
@@ -55,6 +58,12 @@ matched AS (
 step_start AS (
     SELECT step, host_start_ns FROM step
     WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND host_start_ns IS NOT NULL
+),
+window_step AS (
+    -- only rows without a Step Id, and only their key: the ASOF join sorts its input
+    SELECT kd.line, w.step
+    FROM (SELECT line, ts_ns FROM kd WHERE step IS NULL) AS kd
+    ASOF JOIN step_start AS w ON kd.ts_ns >= w.host_start_ns
 )
 SELECT kd.run_id, kd.rank, kd.file_id, kd.line AS kernel_id, coalesce(kd.step, w.step) AS step, kd.name,
        kd.op_type, kd.accelerator_core, m.task_type, kd.device_id, coalesce(kd.stream_id, m.tid) AS stream_id,
@@ -63,8 +72,7 @@ SELECT kd.run_id, kd.rank, kd.file_id, kd.line AS kernel_id, coalesce(kd.step, w
 FROM kd
 LEFT JOIN matched AS m ON m.line = kd.line
 LEFT JOIN hccl_group AS g ON kd.is_communication AND g.name = kd.name
-ASOF LEFT JOIN step_start AS w ON kd.ts_ns >= w.host_start_ns
-ORDER BY kd.line;
+LEFT JOIN window_step AS w ON w.line = kd.line;
 
 DROP TABLE _kernel_details_stored;
 -- the staging rows are spent (bounded memory over many ranks; a second derive of the rank in

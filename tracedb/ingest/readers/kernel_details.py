@@ -78,7 +78,9 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
     _reject_bad_row(con, f)
     con.execute("""
         INSERT INTO kernel_details_raw BY NAME
-        SELECT run_id, rank, file_id, row_number() OVER (ORDER BY rowid) AS kernel_id, step, stream_id
+        SELECT run_id, rank, file_id,
+               rowid - (SELECT min(rowid) FROM kernel_details_parsed WHERE file_id = $file_id) + 1 AS kernel_id,
+               step, stream_id
         FROM kernel_details_parsed WHERE file_id = $file_id
     """, {"file_id": f.file_id})
     return n
