@@ -13,11 +13,10 @@ import duckdb
 
 from ...errors import InputError
 from ...timeconv import clean_text, int_text, us_text_to_ns
-from ..fieldmaps.kernel_details import COMMUNICATION_CORES, FIELDS, REQUIRED
-from ..sources.csvsource import READ_CSV, ident, read_header, require_columns
-from ..sources.errors import translate_read_error
+from ..fieldmaps.kernel_details import COMMUNICATION_CORES, FIELDS
+from ..fieldmaps import missing
+from ..sources.csvsource import CsvFile, ident, open_csv, read_header, run
 from ..sources.file import SourceFile
-from ..sources.paths import literal_path
 
 TABLE = "kernel_details_row"
 
@@ -26,8 +25,8 @@ def column_exprs(header: list[str]) -> dict[str, str]:
     """SQL expression per kernel_details_row column from the header (NULL for absent columns)."""
     present = set(header)
     exprs = {}
-    for col, (names, kind) in FIELDS.items():
-        src = next((n for n in names if n in present), None)
+    for col, fld in FIELDS.items():
+        src, kind = fld.find(present), fld.kind
         if src is None:
             exprs[col] = "NULL"
             continue
@@ -52,28 +51,28 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
             (the message gives its line).
     """
     header = read_header(f.path)
-    require_columns(header, f.path, [FIELDS[c][0][0] for c in REQUIRED
-                                     if not any(n in header for n in FIELDS[c][0])], "kernel_details.csv")
-    e = column_exprs(header)
-    cores = " OR ".join(f"upper(coalesce({e['accelerator_core']}, '')) = '{c}'" for c in COMMUNICATION_CORES)
-    with literal_path(f.path) as src:
-        try:
-            n = con.execute(f"""
-                INSERT INTO kernel_details_row BY NAME
-                SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, row_number() OVER () AS line,
-                       {e['step']} AS step, {e['name']} AS name, {e['op_type']} AS op_type,
-                       {e['accelerator_core']} AS accelerator_core, {e['device_id']} AS device_id,
-                       nullif({e['stream_id']}, 'N/A') AS stream_id, {e['ts_ns']} AS ts_ns, {e['dur_ns']} AS dur_ns,
-                       {e['wait_ns']} AS wait_ns,
-                       ({cores} OR lower({e['name']}) LIKE 'hcom\\_%' ESCAPE '\\') AS is_communication,
-                       {e['input_shapes']} AS input_shapes, {e['input_dtypes']} AS input_dtypes,
-                       {e['output_shapes']} AS output_shapes, {e['block_dim']} AS block_dim
-                FROM {READ_CSV.replace('?', '$path')}
-            """, {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id, "path": src}).fetchone()[0]
-        except duckdb.Error as err:
-            raise translate_read_error(err, str(f.path)) from err
+    with open_csv(f.path, "kernel_details.csv", missing(FIELDS, header)) as csv:
+        n = _insert(con, f, csv)
     _reject_bad_row(con, f)
     return n
+
+
+def _insert(con: duckdb.DuckDBPyConnection, f: SourceFile, csv: CsvFile) -> int:
+    """The one streaming INSERT of the file's rows (``line``: file order)."""
+    e = column_exprs(csv.header)
+    cores = " OR ".join(f"upper(coalesce({e['accelerator_core']}, '')) = '{c}'" for c in COMMUNICATION_CORES)
+    return run(con, csv, f"""
+            INSERT INTO kernel_details_row BY NAME
+            SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, row_number() OVER () AS line,
+                   {e['step']} AS step, {e['name']} AS name, {e['op_type']} AS op_type,
+                   {e['accelerator_core']} AS accelerator_core, {e['device_id']} AS device_id,
+                   nullif({e['stream_id']}, 'N/A') AS stream_id, {e['ts_ns']} AS ts_ns, {e['dur_ns']} AS dur_ns,
+                   {e['wait_ns']} AS wait_ns,
+                   ({cores} OR lower({e['name']}) LIKE 'hcom\\_%' ESCAPE '\\') AS is_communication,
+                   {e['input_shapes']} AS input_shapes, {e['input_dtypes']} AS input_dtypes,
+                   {e['output_shapes']} AS output_shapes, {e['block_dim']} AS block_dim
+            FROM {csv.sql('$path')}
+    """, {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id, "path": csv.src}).fetchone()[0]
 
 
 def _reject_bad_row(con: duckdb.DuckDBPyConnection, f: SourceFile) -> None:
