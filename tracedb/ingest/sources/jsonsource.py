@@ -18,6 +18,7 @@ import re
 import sys
 import tempfile
 import threading
+import zlib
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -43,8 +44,9 @@ def first_byte(path: Path) -> bytes:
     try:
         with open_binary(path) as f:
             head = f.read(65536)
-    except (OSError, EOFError) as e:
-        raise InputError(f"cannot read file: {e}", file=str(path)) from e
+    except (OSError, EOFError, zlib.error) as e:
+        raise InputError(f"cannot read file: {e}", file=str(path),
+                         hint="a .gz file may be truncated or damaged; copy it again.") from e
     head = head.lstrip(b"\xef\xbb\xbf").lstrip()
     return head[:1]
 
@@ -106,7 +108,7 @@ class ObjectEvents:
                     self._copy(dst)
                 except InputError as e:
                     self.error = e
-                except (OSError, EOFError, gzip.BadGzipFile) as e:
+                except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as e:
                     if isinstance(e, BrokenPipeError):
                         return
                     place = "end of the compressed data" if isinstance(e, EOFError) else None
@@ -181,9 +183,11 @@ _WS = " \t\r\n"
 
 
 def _loads(text: str):
-    """json.loads whose failure on deep nesting is a ValueError like any other malformed JSON."""
+    """json.loads whose failure on deep nesting is a ValueError like any other malformed JSON;
+    a UTF-8 byte order mark before the object is skipped (a BOM is legal at the start of a
+    UTF-8 file and DuckDB skips it too)."""
     try:
-        return json.loads(text)
+        return json.loads(text[1:] if text.startswith("\ufeff") else text)
     except RecursionError as e:
         raise ValueError("JSON nested too deeply") from e
 
@@ -407,7 +411,7 @@ def _check_array_closed(path: Path) -> None:
                 while chunk := f.read(1 << 22):
                     tail = (tail + chunk)[-4096:]
                     size += len(chunk)
-        except (OSError, EOFError) as e:
+        except (OSError, EOFError, zlib.error) as e:
             raise InputError(f"cannot decompress: {e}", file=str(path), place=f"byte {size} (decompressed)",
                              hint="the gzip file is truncated or damaged.") from e
         where = f"byte {size} (decompressed)"
