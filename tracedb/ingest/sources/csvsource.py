@@ -13,7 +13,10 @@ cut inside a row is refused (:func:`check_complete`).
 from __future__ import annotations
 
 import csv
+import os
 import re
+import shutil
+import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -158,9 +161,30 @@ class CsvFile:
         return f"(CASE WHEN {bad} THEN error({msg}) ELSE {converted} END)"
 
 
+def mixed_line_breaks(path: Path) -> bool:
+    """Whether the file ends some lines with CRLF and others with LF. DuckDB's strict parser
+    stops on such a file without a line (hand-edited files have them; torch_npu writes CRLF,
+    msprof LF). One pass of ``bytes.count`` (about 1 GB/s)."""
+    crlf = lf = 0
+    carry = b""
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 22):
+            chunk = carry + chunk
+            carry = chunk[-1:] if chunk.endswith(b"\r") else b""
+            body = chunk[:-1] if carry else chunk
+            lf += body.count(b"\n")
+            crlf += body.count(b"\r\n")
+            if crlf and crlf != lf:
+                return True
+    return bool(crlf) and crlf != lf
+
+
 @contextmanager
 def open_csv(path: Path, what: str, required=()):
     """Read and check the header and the end of a CSV; yield a :class:`CsvFile`.
+
+    A file with mixed CRLF / LF line breaks is read from a copy with LF only (same lines, so
+    the same line numbers in messages).
 
     Raises:
         InputError: empty file, missing required column, truncated file.
@@ -168,8 +192,18 @@ def open_csv(path: Path, what: str, required=()):
     header = read_header(path)
     require_columns(header, path, required, what)
     check_complete(path, header)
-    with literal_path(path) as src:
+    if not mixed_line_breaks(path):
+        with literal_path(path) as src:
+            yield CsvFile(Path(path), header, src)
+        return
+    folder = tempfile.mkdtemp(prefix="tracedb-csv-")
+    try:
+        src = os.path.join(folder, "input.csv")
+        with open(path, "rb") as fin, open(src, "wb") as fout:
+            fout.write(fin.read().replace(b"\r\n", b"\n"))
         yield CsvFile(Path(path), header, src)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def run(con: duckdb.DuckDBPyConnection, f: CsvFile, sql: str, params) -> duckdb.DuckDBPyConnection:
@@ -208,8 +242,9 @@ def translate_csv_error(con: duckdb.DuckDBPyConnection, f: CsvFile, e: duckdb.Er
 
 
 def _invalid_state(f: CsvFile) -> InputError:
-    """DuckDB's strict parser stops without a line on mixed line breaks (CRLF and LF) or a
-    stray CR: find the first line whose break differs from the header's."""
+    """DuckDB's strict parser stops without a line on mixed line breaks (CRLF and LF, made
+    uniform by :func:`open_csv`) or a stray CR inside a line: find the first line whose break
+    differs from the header's."""
     with open(f.path, "rb") as fh:
         data = fh.read()
     breaks = re.finditer(rb"\r\n|\n|\r", data)
