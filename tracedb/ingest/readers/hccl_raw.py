@@ -33,7 +33,7 @@ def read(con: duckdb.DuckDBPyConnection, f) -> int:
         InputError: missing columns, truncated file, JSON in a cell that does not parse, or a
             size or time that is not a number (with the line).
     """
-    step, cost = _sql_ident(FIELDS["step"].name), _sql_ident(FIELDS["op_cost"].name)
+    step = _sql_ident(FIELDS["step"].name)
     with open_csv(f.path, "MindSpore hccl_raw_{rank}.csv", REQUIRED) as csv:
         size = _scaled(csv, f"t.value->{LINK_SIZE_KB}", SIZE_KB_BYTES)
         dur = _scaled(csv, f"t.value->{LINK_TIME_MS}", 1_000_000)
@@ -42,7 +42,7 @@ def read(con: duckdb.DuckDBPyConnection, f) -> int:
                               src_rank, dst_rank, transport_type, link_type, ts_ns, dur_ns, size_bytes,
                               bandwidth_gbps, notify_id, op_ts_ns, rdma_type)
             WITH r AS (
-                SELECT line, {step} AS step_num, {cost}::JSON AS j
+                SELECT line, {step} AS step_num, {csv.json(FIELDS["op_cost"].name, "line")} AS j
                 FROM (SELECT row_number() OVER () + 1 AS line, * FROM {csv.sql()}) WHERE {STEP_ROW}
             ),
             ops AS (SELECT line, step_num, unnest(map_entries(j::MAP(VARCHAR, JSON))) AS e FROM r),

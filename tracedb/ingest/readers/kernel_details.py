@@ -15,7 +15,7 @@ from ...errors import InputError
 from ...timeconv import clean_text, int_text, us_text_to_ns
 from ..fieldmaps.kernel_details import COMMUNICATION_CORES, FIELDS
 from ..fieldmaps import missing
-from ..sources.csvsource import CsvFile, ident, open_csv, read_header, run
+from ..sources.csvsource import CsvFile, ident, ns_in_range, open_csv, read_header, run
 from ..sources.file import SourceFile
 
 TABLE = "kernel_details_row"
@@ -32,7 +32,7 @@ def column_exprs(header: list[str]) -> dict[str, str]:
             continue
         q = ident(src)
         if kind == "us":
-            exprs[col] = us_text_to_ns(q)
+            exprs[col] = ns_in_range(us_text_to_ns(q))
         elif kind == "int":
             exprs[col] = int_text(q)
         elif kind == "shape":
@@ -86,7 +86,8 @@ def _reject_bad_row(con: duckdb.DuckDBPyConnection, f: SourceFile) -> None:
     line, no_ts, no_dur, negative = bad
     if no_ts or no_dur:
         col = "Start Time(us)" if no_ts else "Duration(us)"
-        raise InputError(f"column {col!r} is empty or not a number.", file=str(f.path), place=f"line {line}",
+        raise InputError(f"column {col!r} is empty, not a number or out of range.", file=str(f.path),
+                         place=f"line {line}",
                          hint="the file may be truncated or edited.")
     if negative:
         raise InputError("column 'Duration(us)' is negative.", file=str(f.path), place=f"line {line}",

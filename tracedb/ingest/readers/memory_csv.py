@@ -25,7 +25,8 @@ import duckdb
 from ...errors import InputError
 from ...timeconv import clean_text, us_text_to_ns
 from ..fieldmaps import operator_memory as OPERATOR, memory_record as RECORD, npu_module_mem as MODULE
-from ..sources.csvsource import CsvFile, first_bad_line, ident as _sql_ident, open_csv, read_header, run
+from ..sources.csvsource import (CsvFile, first_bad_line, ident as _sql_ident, ns_in_range, open_csv, read_header,
+                                 run)
 
 MIB = 1024 * 1024
 KIB = 1024
@@ -81,7 +82,7 @@ class _Columns:
         if fld.kind == "text":
             return clean_text(q)
         if fld.kind == "us":
-            converted = us_text_to_ns(q)
+            converted = ns_in_range(us_text_to_ns(q))
         else:
             converted = bytes_expr(q, {"kb": KIB, "mb": self.mb}[fld.kind])
         return self.csv.number(name, converted, clean_text(q))

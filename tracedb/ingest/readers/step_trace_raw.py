@@ -11,7 +11,7 @@ import duckdb
 from ...errors import InputError
 from ...timeconv import clean_text
 from ..fieldmaps.step_trace_raw import COMM_END_SUFFIX, COMM_START_SUFFIX, FIELDS, REQUIRED
-from ..sources.csvsource import CsvFile, ident as _sql_ident, open_csv, run
+from ..sources.csvsource import CsvFile, ident as _sql_ident, ns_in_range, open_csv, run
 
 _STEP = _sql_ident(FIELDS["step"].name)
 # a real step row: step_num all digits and not 0 (the last row is the average: '-', or '0' in old files)
@@ -20,7 +20,7 @@ STEP_ROW = f"regexp_full_match(trim({_STEP}), '0*[1-9][0-9]*')"
 
 def _ticks_sql(col: str) -> str:
     """SQL: a 10 ns tick count (text) → BIGINT ns, exact; NULL for blanks, text and overflow."""
-    return f"TRY_CAST(TRY_CAST({clean_text(col)} AS BIGINT)::HUGEINT * 10 AS BIGINT)"
+    return ns_in_range(f"TRY_CAST(TRY_CAST({clean_text(col)} AS BIGINT)::HUGEINT * 10 AS BIGINT)")
 
 
 def _ticks(csv: CsvFile, name: str) -> str:

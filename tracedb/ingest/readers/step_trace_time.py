@@ -11,7 +11,7 @@ import duckdb
 
 from ...timeconv import clean_text, int_text, us_text_to_ns
 from ..fieldmaps.step_trace_time import DEVICE, FIELDS, REQUIRED, STEP
-from ..sources.csvsource import CsvFile, ident, open_csv, run
+from ..sources.csvsource import CsvFile, ident, ns_in_range, open_csv, run
 from ..sources.file import SourceFile
 
 
@@ -24,7 +24,7 @@ def integer(f: CsvFile, name: str) -> str:
 def microseconds(f: CsvFile, name: str) -> str:
     """SQL: a µs cell → exact BIGINT ns (N/A/empty → NULL; text → error with the line)."""
     q = ident(name)
-    return f.number(name, us_text_to_ns(q), clean_text(q))
+    return f.number(name, ns_in_range(us_text_to_ns(q)), clean_text(q))
 
 
 def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:

@@ -34,6 +34,16 @@ BAD_CELL = "tracedb-bad-cell:"   # prefix of the error() raised by a cell check,
 LINE_MARK = " @line "            # then, where the check knows it, the line
 
 
+# times beyond ±2^62 ns (year 2116) are refused: a start plus a duration must fit in BIGINT,
+# else the derive step fails with an overflow that names no file
+NS_LIMIT = 1 << 62
+
+
+def ns_in_range(expr: str) -> str:
+    """SQL: ``expr`` (BIGINT ns) where its magnitude is below :data:`NS_LIMIT`, else NULL."""
+    return f"(CASE WHEN abs({expr}) < {NS_LIMIT} THEN {expr} END)"
+
+
 def read_header(path: Path) -> list[str]:
     """The CSV header cells, BOM and blanks stripped.
 
@@ -153,12 +163,23 @@ class CsvFile:
         (``raw``: the cell cleaned, NULL for those words). ``line``: SQL giving the line where
         the check cannot be re-run over the raw columns (values inside a JSON cell)."""
         bad = f"({raw}) IS NOT NULL AND ({converted}) IS NULL"
-        msg = "'" + (BAD_CELL + column).replace("'", "''") + "'"
+        return f"(CASE WHEN {bad} THEN {self._error(column, bad, line)} ELSE {converted} END)"
+
+    def json(self, column: str, line: str) -> str:
+        """SQL: CSV cell ``column`` as JSON; a cell that is not a JSON object raises an error
+        naming the column and the ``line`` (SQL)."""
+        q = ident(column)
+        bad = f"coalesce(json_type(TRY_CAST({q} AS JSON)) <> 'OBJECT', true)"
+        return f"(CASE WHEN {bad} THEN {self._error(column, bad, line, 'JSON')} ELSE TRY_CAST({q} AS JSON) END)"
+
+    def _error(self, column: str, bad: str, line: str | None, kind: str = "number") -> str:
+        """SQL ``error(…)`` call carrying the column, the kind of value expected and the line."""
+        msg = "'" + (BAD_CELL + kind + ":" + column).replace("'", "''") + "'"
         if line is None:
             self.checks[column] = bad
         else:
             msg += f" || '{LINE_MARK}' || ({line})"
-        return f"(CASE WHEN {bad} THEN error({msg}) ELSE {converted} END)"
+        return f"error({msg})"
 
 
 def mixed_line_breaks(path: Path) -> bool:
@@ -221,9 +242,10 @@ def translate_csv_error(con: duckdb.DuckDBPyConnection, f: CsvFile, e: duckdb.Er
     if BAD_CELL in msg:
         column = msg.split(BAD_CELL, 1)[1].splitlines()[0].strip()
         column, _, line = column.partition(LINE_MARK)
+        kind, _, column = column.partition(":")
         place = f"line {line}" if line else first_bad_line(con, f.src, f.header, f.checks.get(column, "false"))
-        return InputError(f"column {printable(column)!r} holds a value that is not a number (or is out of "
-                          "range).", file=str(f.path), place=place,
+        what = "is not a JSON object" if kind == "JSON" else "holds a value that is not a number (or is out of range)"
+        return InputError(f"column {printable(column)!r} {what}.", file=str(f.path), place=place,
                           hint="the file was edited or corrupted; re-export it from the profiler.")
     if "invalid state" in msg:
         return _invalid_state(f)
