@@ -303,9 +303,10 @@ def _place(rel: str, data: bytes, fmt: str, root: Path) -> tuple[Path, Path]:
     return f, f
 
 
-def run_case(con, target: Path, bad: Path, fmt: str, data: bytes, run: str, oracle_data: bytes) -> str:
-    """Ingest one case; return its outcome ('ok' or 'refused'); assert the contract."""
-    before = snapshot(con)
+def run_case(con, target: Path, bad: Path, fmt: str, data: bytes, run: str, oracle_data: bytes,
+             before: dict) -> str:
+    """Ingest one case; return its outcome ('ok' or 'refused'); assert the contract. ``before``:
+    the snapshot of the database before the case."""
     timer = threading.Timer(TIMEOUT, con.interrupt)
     timer.start()
     t0 = time.perf_counter()
@@ -349,15 +350,21 @@ def test_fuzz_format(fmt, good_db, tmp_path, monkeypatch):
     monkeypatch.setattr(ingest_pkg.registry, "install", lambda con: None)   # installed once, in good_db
     con = connect(db)
     outcomes, failures = Counter(), []
+    before = snapshot(con)
     try:
         for i, (name, data, oracle_data) in enumerate(mutations(seed, kind, rng)):
             target, bad = _place(rel, data, fmt, tmp_path / f"{i:03d}_{name}")
             try:
-                outcomes[run_case(con, target, bad, fmt, data, f"fuzz{i}", oracle_data)] += 1
+                outcome = run_case(con, target, bad, fmt, data, f"fuzz{i}", oracle_data, before)
+                outcomes[outcome] += 1
+                if outcome == "ok":         # a refused case leaves the snapshot as it was (checked)
+                    before = snapshot(con)
             except AssertionError as e:
                 failures.append(f"{name}: {e}")
+                before = snapshot(con)
             except Exception as e:      # noqa: BLE001 - a traceback: the defect this campaign hunts
                 failures.append(f"{name}: TRACEBACK {type(e).__name__}: {e}")
+                before = snapshot(con)
     finally:
         con.close()
     RESULTS[fmt] = outcomes
@@ -376,7 +383,7 @@ def test_fuzz_sample_through_the_cli(fmt, good_db, tmp_path):
     rel, seed, kind = seeds()[fmt]
     rng = random.Random(f"tracedb-cli-{fmt}")
     cases = mutations(seed, kind, rng)
-    for i in (0, 14, 27):
+    for i in (14, 27):
         name, data, _ = cases[i]
         db = tmp_path / f"{i}.duckdb"
         shutil.copy(good_db, db)

@@ -235,3 +235,20 @@ def test_f8_communication_json_huge_values_name_the_file_and_place(tmp_path):
     text = json.dumps(doc).replace("1e+300", "1e400")
     f = write(tmp_path, "communication.json", text.encode())
     refused(tmp_path, f, "Elapse Time(ms)", "out of range", op)
+
+
+def test_f8_step_id_beyond_integer_names_column_and_line(tmp_path):
+    """Step Id >= 2^31: main failed with a cast error quoting INT32, without the line."""
+    f = write(tmp_path, "kernel_details.csv",
+              b"Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Block Dim\n"
+              b"1,a,A,AI_CORE,1736408883704643.212,1.5,N/A\n2147483648,b,B,AI_CORE,1736408883704645.212,1.5,8\n")
+    refused(tmp_path, f, "'Step Id'", "line 3", "out of range")
+
+
+def test_kernel_details_na_and_empty_integers_stay_null(tmp_path):
+    f = write(tmp_path, "kernel_details.csv",
+              b"Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim\n"
+              b",a,A,AI_CORE,1736408883704643.212,1.5,N/A,N/A\n2,b,B,AI_CORE,1736408883704645.212,1.5,0.25,8\n")
+    ingest_paths(tmp_path / "t.duckdb", f, run="r")
+    assert rows(tmp_path / "t.duckdb", "SELECT step, wait_ns, block_dim FROM kernel_details_row ORDER BY line") == [
+        (None, None, None), (2, 250, 8)]

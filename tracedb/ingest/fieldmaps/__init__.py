@@ -41,11 +41,6 @@ class Field(NamedTuple):
         return next((n for n in self.names if n in present), None)
 
 
-def required_names(fields: dict[str, Field]) -> list[str]:
-    """Preferred names of the required fields (what a missing-column message lists)."""
-    return [f.name for f in fields.values() if f.required]
-
-
 def missing(fields: dict[str, Field], header) -> list[str]:
     """Preferred names of the required fields none of whose names is in ``header``."""
     return [f.name for f in fields.values() if f.required and f.find(header) is None]

@@ -12,7 +12,6 @@ FIELDS = {
     "wait_cost": Field(("wait_cost",), "ms"),
     "link_info": Field(("link_info",), "json"),
 }
-REQUIRED = tuple(f.name for f in FIELDS.values() if f.required)
 
 # positions inside one op's list and one transport's list
 OP_STEP, OP_LINKS = 0, 3

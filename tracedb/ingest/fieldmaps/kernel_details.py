@@ -23,7 +23,6 @@ FIELDS = {
     # "Block Dim" up to torch_npu 7.x, "Block Num" from the 26.x releases (v2.7.1-26.0.0)
     "block_dim": Field(("Block Dim", "Block Num"), "int"),
 }
-REQUIRED = tuple(c for c, f in FIELDS.items() if f.required)
 
 # Accelerator Core values of communication ops (older CANN HCCL, newer COMMUNICATION)
 COMMUNICATION_CORES = ("HCCL", "COMMUNICATION")

@@ -15,4 +15,3 @@ FIELDS = {
 # one of the two is required; MB preferred
 RESERVED_MB = Field(("Total Reserved(MB)",), "mb")
 RESERVED_KB = Field(("Total Reserved(KB)",), "kb", since="MindSpore 2.4")
-REQUIRED = tuple(f.name for f in FIELDS.values() if f.required)

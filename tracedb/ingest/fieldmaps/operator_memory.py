@@ -25,4 +25,3 @@ FIELDS = {
     "stream_ptr": Field(("Stream Ptr",), "text", since="torch_npu 6.0.rc1"),
     "device": Field(("Device Type",), "text"),
 }
-REQUIRED = tuple(f.name for f in FIELDS.values() if f.required)

@@ -16,4 +16,3 @@ FIELDS = {
 }
 COMM_START_SUFFIX = "_start_point"
 COMM_END_SUFFIX = "_end_point"
-REQUIRED = tuple(f.name for f in FIELDS.values() if f.required)

@@ -22,4 +22,3 @@ FIELDS = {
         ("Communication(Not Overlapped and Exclude Receive)",), "us"),
     "preparing_ns": Field(("Preparing",), "us", since="torch_npu 6.0.0"),
 }
-REQUIRED = (STEP.name, *(f.name for f in FIELDS.values() if f.required))

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import duckdb
 
-from ..fieldmaps.hccl_raw import (FIELDS, LINK_SIZE_KB, LINK_TIME_MS, OP_LINKS, OP_STEP, REQUIRED,
-                                  SIZE_KB_BYTES)
+from ..fieldmaps import missing
+from ..fieldmaps.hccl_raw import FIELDS, LINK_SIZE_KB, LINK_TIME_MS, OP_LINKS, OP_STEP, SIZE_KB_BYTES
 from ..sources.csvsource import CsvFile, ident as _sql_ident, open_csv, run
 from .step_trace_raw import STEP_ROW
 
@@ -34,7 +34,7 @@ def read(con: duckdb.DuckDBPyConnection, f) -> int:
             size or time that is not a number (with the line).
     """
     step = _sql_ident(FIELDS["step"].name)
-    with open_csv(f.path, "MindSpore hccl_raw_{rank}.csv", REQUIRED) as csv:
+    with open_csv(f.path, "MindSpore hccl_raw_{rank}.csv", lambda h: missing(FIELDS, h)) as csv:
         size = _scaled(csv, f"t.value->{LINK_SIZE_KB}", SIZE_KB_BYTES)
         dur = _scaled(csv, f"t.value->{LINK_TIME_MS}", 1_000_000)
         run(con, csv, f"""

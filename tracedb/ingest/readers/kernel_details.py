@@ -15,14 +15,16 @@ from ...errors import InputError
 from ...timeconv import clean_text, int_text, us_text_to_ns
 from ..fieldmaps.kernel_details import COMMUNICATION_CORES, FIELDS
 from ..fieldmaps import missing
-from ..sources.csvsource import CsvFile, ident, ns_in_range, open_csv, read_header, run
+from ..sources.csvsource import CsvFile, ident, ns_in_range, open_csv, run
 from ..sources.file import SourceFile
 
 TABLE = "kernel_details_row"
 
 
-def column_exprs(header: list[str]) -> dict[str, str]:
-    """SQL expression per kernel_details_row column from the header (NULL for absent columns)."""
+def column_exprs(header: list[str], csv: CsvFile | None = None) -> dict[str, str]:
+    """SQL expression per kernel_details_row column from the header (NULL for absent columns).
+    With ``csv``, integer and wait cells holding text (or out of INTEGER range) raise an error
+    naming the column and line; start and duration are checked after the insert."""
     present = set(header)
     exprs = {}
     for col, fld in FIELDS.items():
@@ -34,11 +36,13 @@ def column_exprs(header: list[str]) -> dict[str, str]:
         if kind == "us":
             exprs[col] = ns_in_range(us_text_to_ns(q))
         elif kind == "int":
-            exprs[col] = int_text(q)
+            exprs[col] = f"TRY_CAST({int_text(q)} AS INTEGER)"
         elif kind == "shape":
             exprs[col] = f"nullif(trim(replace({clean_text(q)}, '\"', '')), '')"
         else:
             exprs[col] = f"trim(CAST({q} AS VARCHAR), ' ' || chr(9) || chr(13))"
+        if csv is not None and (kind == "int" or col == "wait_ns"):
+            exprs[col] = csv.number(src, exprs[col], clean_text(q))
     return exprs
 
 
@@ -50,8 +54,7 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
             time or duration is not a number, whose duration is negative or whose name is empty
             (the message gives its line).
     """
-    header = read_header(f.path)
-    with open_csv(f.path, "kernel_details.csv", missing(FIELDS, header)) as csv:
+    with open_csv(f.path, "kernel_details.csv", lambda header: missing(FIELDS, header)) as csv:
         n = _insert(con, f, csv)
     _reject_bad_row(con, f)
     return n
@@ -59,7 +62,7 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
 
 def _insert(con: duckdb.DuckDBPyConnection, f: SourceFile, csv: CsvFile) -> int:
     """The one streaming INSERT of the file's rows (``line``: file order)."""
-    e = column_exprs(csv.header)
+    e = column_exprs(csv.header, csv)
     cores = " OR ".join(f"upper(coalesce({e['accelerator_core']}, '')) = '{c}'" for c in COMMUNICATION_CORES)
     return run(con, csv, f"""
             INSERT INTO kernel_details_row BY NAME
@@ -85,12 +88,12 @@ def _reject_bad_row(con: duckdb.DuckDBPyConnection, f: SourceFile) -> None:
         return
     line, no_ts, no_dur, negative = bad
     if no_ts or no_dur:
-        col = "Start Time(us)" if no_ts else "Duration(us)"
+        col = FIELDS["ts_ns" if no_ts else "dur_ns"].name
         raise InputError(f"column {col!r} is empty, not a number or out of range.", file=str(f.path),
                          place=f"line {line}",
                          hint="the file may be truncated or edited.")
     if negative:
-        raise InputError("column 'Duration(us)' is negative.", file=str(f.path), place=f"line {line}",
+        raise InputError(f"column {FIELDS['dur_ns'].name!r} is negative.", file=str(f.path), place=f"line {line}",
                          hint="a kernel cannot take negative time; the file was edited or corrupted.")
-    raise InputError("column 'Name' is empty.", file=str(f.path), place=f"line {line}",
+    raise InputError(f"column {FIELDS['name'].name!r} is empty.", file=str(f.path), place=f"line {line}",
                      hint="the file may be truncated or edited.")

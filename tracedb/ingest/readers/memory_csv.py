@@ -24,7 +24,7 @@ import duckdb
 
 from ...errors import InputError
 from ...timeconv import clean_text, us_text_to_ns
-from ..fieldmaps import operator_memory as OPERATOR, memory_record as RECORD, npu_module_mem as MODULE
+from ..fieldmaps import missing, operator_memory as OPERATOR, memory_record as RECORD, npu_module_mem as MODULE
 from ..sources.csvsource import (CsvFile, first_bad_line, ident as _sql_ident, ns_in_range, open_csv, read_header,
                                  run)
 
@@ -117,10 +117,10 @@ def ingest_operator_memory(con: duckdb.DuckDBPyConnection, path: Path, run_id: i
         InputError: empty or truncated file, missing Name / Size(KB) / Allocation Time(us) column,
             a row whose Size(KB) is empty, or a numeric cell that is not a number (with its line).
     """
-    with open_csv(path, "operator_memory.csv", OPERATOR.REQUIRED) as csv:
+    with open_csv(path, "operator_memory.csv", lambda h: missing(OPERATOR.FIELDS, h)) as csv:
         framework = "MindSpore" if is_mindspore(path, csv.header) else "PTA"
         c = _Columns(csv, OPERATOR.FIELDS)
-        name = f"nullif(trim(CAST({_sql_ident(OPERATOR.FIELDS['name'].name)} AS VARCHAR), ' ' || chr(9) || chr(13)), '')"
+        name = f"nullif(trim(CAST({_sql_ident(OPERATOR.FIELDS['name'].find(csv.header))} AS VARCHAR), ' ' || chr(9) || chr(13)), '')"
         dur = c["dur_ns"]
         if dur == "NULL":
             dur = f"({c['release_ts_ns']}) - ({c['ts_ns']})"
@@ -134,7 +134,7 @@ def ingest_operator_memory(con: duckdb.DuckDBPyConnection, path: Path, run_id: i
                    {c['release_allocated_bytes']}, {c['release_reserved_bytes']},
                    {c['release_active_bytes']}, NULL"""
         return _insert(con, csv, select, [run_id, rank, file_id], file_id,
-                       {OPERATOR.FIELDS["size_bytes"].name: "size_bytes IS NULL"})
+                       {OPERATOR.FIELDS["size_bytes"].find(csv.header): "size_bytes IS NULL"})
 
 
 def ingest_memory_record(con: duckdb.DuckDBPyConnection, path: Path, run_id: int, rank: int,
@@ -149,7 +149,7 @@ def ingest_memory_record(con: duckdb.DuckDBPyConnection, path: Path, run_id: int
         InputError: empty or truncated file, missing Component / Timestamp(us) / Total Reserved(MB)
             column, a row whose timestamp is empty, or a numeric cell that is not a number.
     """
-    with open_csv(path, "memory_record.csv", RECORD.REQUIRED) as csv:
+    with open_csv(path, "memory_record.csv", lambda h: missing(RECORD.FIELDS, h)) as csv:
         c = _Columns(csv, RECORD.FIELDS, MINDSPORE_MB if is_mindspore(path, csv.header) else MIB)
         select = f"""
             SELECT ?, ?, ?, 'record', {c['component']}, NULL, {c['device']},
@@ -157,7 +157,7 @@ def ingest_memory_record(con: duckdb.DuckDBPyConnection, path: Path, run_id: int
                    {c['allocated_bytes']}, {c['reserved_bytes']}, {c['active_bytes']}, {c['stream_ptr']},
                    NULL, NULL, NULL, NULL, NULL, NULL"""
         return _insert(con, csv, select, [run_id, rank, file_id], file_id,
-                       {RECORD.FIELDS["ts_ns"].name: "ts_ns IS NULL"})
+                       {RECORD.FIELDS["ts_ns"].find(csv.header): "ts_ns IS NULL"})
 
 
 def ingest_npu_module_mem(con: duckdb.DuckDBPyConnection, path: Path, run_id: int, rank: int,
@@ -175,19 +175,20 @@ def ingest_npu_module_mem(con: duckdb.DuckDBPyConnection, path: Path, run_id: in
             column, a row whose timestamp is empty, or a numeric cell that is not a number.
     """
     header = read_header(path)
-    reserved = MODULE.RESERVED_MB if MODULE.RESERVED_MB.name in header else MODULE.RESERVED_KB
-    with open_csv(path, "npu_module_mem.csv", MODULE.REQUIRED + (reserved.name,)) as csv:
-        c = _Columns(csv, {**MODULE.FIELDS, "reserved_bytes": reserved})
+    reserved = MODULE.RESERVED_MB if MODULE.RESERVED_MB.find(header) else MODULE.RESERVED_KB
+    fields = {**MODULE.FIELDS, "reserved_bytes": reserved._replace(required=True)}
+    with open_csv(path, "npu_module_mem.csv", lambda h: missing(fields, h)) as csv:
+        c = _Columns(csv, fields)
         device = c["device"]
         if device == "NULL" and c["device_id"] != "NULL":
-            device = f"'NPU:' || {clean_text(_sql_ident(MODULE.FIELDS['device_id'].name))}"
+            device = f"'NPU:' || {clean_text(_sql_ident(MODULE.FIELDS['device_id'].find(csv.header)))}"
         select = f"""
             SELECT ?, ?, ?, 'module', {c['component']}, NULL, {device},
                    {c['ts_ns']}, NULL, NULL, NULL,
                    NULL, {c['reserved_bytes']}, NULL, NULL,
                    NULL, NULL, NULL, NULL, NULL, NULL"""
         return _insert(con, csv, select, [run_id, rank, file_id], file_id,
-                       {MODULE.FIELDS["ts_ns"].name: "ts_ns IS NULL"})
+                       {MODULE.FIELDS["ts_ns"].find(csv.header): "ts_ns IS NULL"})
 
 
 def _reader(ingest_one):

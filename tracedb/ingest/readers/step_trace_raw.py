@@ -10,7 +10,8 @@ import duckdb
 
 from ...errors import InputError
 from ...timeconv import clean_text
-from ..fieldmaps.step_trace_raw import COMM_END_SUFFIX, COMM_START_SUFFIX, FIELDS, REQUIRED
+from ..fieldmaps import missing
+from ..fieldmaps.step_trace_raw import COMM_END_SUFFIX, COMM_START_SUFFIX, FIELDS
 from ..sources.csvsource import CsvFile, ident as _sql_ident, ns_in_range, open_csv, run
 
 _STEP = _sql_ident(FIELDS["step"].name)
@@ -51,7 +52,7 @@ def read(con: duckdb.DuckDBPyConnection, f) -> int:
         InputError: empty or truncated file, missing step_num / start_point / end_point, or a step
             row whose points are not integers (the message gives its line).
     """
-    with open_csv(f.path, "MindSpore step_trace_raw_{rank}_detail_time.csv", REQUIRED) as csv:
+    with open_csv(f.path, "MindSpore step_trace_raw_{rank}_detail_time.csv", lambda h: missing(FIELDS, h)) as csv:
         ids = {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id, "path": csv.src}
         src = csv.sql("$path")
         start, end = FIELDS["start_ns"].name, FIELDS["end_ns"].name

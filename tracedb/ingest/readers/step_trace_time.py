@@ -10,7 +10,8 @@ from __future__ import annotations
 import duckdb
 
 from ...timeconv import clean_text, int_text, us_text_to_ns
-from ..fieldmaps.step_trace_time import DEVICE, FIELDS, REQUIRED, STEP
+from ..fieldmaps import missing
+from ..fieldmaps.step_trace_time import DEVICE, FIELDS, STEP
 from ..sources.csvsource import CsvFile, ident, ns_in_range, open_csv, run
 from ..sources.file import SourceFile
 
@@ -34,12 +35,12 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
         InputError: empty or truncated file, a missing required column, or a cell that is not a
             number (the message gives its line).
     """
-    with open_csv(f.path, "step_trace_time.csv", REQUIRED) as csv:
-        vals = [microseconds(csv, fld.name) if csv.has(fld.name) else "NULL" for fld in FIELDS.values()]
-        device = integer(csv, DEVICE.name) if csv.has(DEVICE.name) else "NULL"
+    with open_csv(f.path, "step_trace_time.csv", lambda header: missing({"step": STEP, **FIELDS}, header)) as csv:
+        vals = [microseconds(csv, name) if (name := fld.find(csv.header)) else "NULL" for fld in FIELDS.values()]
+        device = integer(csv, name) if (name := DEVICE.find(csv.header)) else "NULL"
         run(con, csv, f"""
             INSERT INTO profiler_step_trace
-            SELECT ?, ?, ?, {device}, {integer(csv, STEP.name)}, {', '.join(vals)}
+            SELECT ?, ?, ?, {device}, {integer(csv, STEP.find(csv.header))}, {', '.join(vals)}
             FROM {csv.sql()}
         """, [f.run_id, f.rank, f.file_id, csv.src])
     return con.execute("SELECT count(*) FROM profiler_step_trace WHERE file_id = ?", [f.file_id]).fetchone()[0]

@@ -205,13 +205,14 @@ def open_csv(path: Path, what: str, required=()):
     """Read and check the header and the end of a CSV; yield a :class:`CsvFile`.
 
     A file with mixed CRLF / LF line breaks is read from a copy with LF only (same lines, so
-    the same line numbers in messages).
+    the same line numbers in messages). ``required``: column names, or a function of the
+    header giving the missing ones (e.g. :func:`tracedb.ingest.fieldmaps.missing`).
 
     Raises:
         InputError: empty file, missing required column, truncated file.
     """
     header = read_header(path)
-    require_columns(header, path, required, what)
+    require_columns(header, path, required(header) if callable(required) else required, what)
     check_complete(path, header)
     if not mixed_line_breaks(path):
         with literal_path(path) as src:
