@@ -48,7 +48,7 @@ MS = FIXTURES / "mindspore/profiler"
 HUGE = [b"1e400", b"-1e400", b"9223372036854775.807", b"9223372036854775807", b"99999999999999999999999",
         b"2147483648", b"1e308", b"NaN", b"Infinity", b"-0", b"0x1F", b"1" * 5000]
 TEXT = [b"abc", b"N/A", b"", b"\x1b[31mred\x1b[0m", b"\xff\xfe", b"\"\"", b"1.2.3", b"--5"]
-JSON_WRONG = [b'{"a": 1}', b"[1, 2]", b'"text"', b"null", b"true", b"[]", b"{}"]
+JSON_WRONG = [b'{"a": 1}', b"[1, 2]", b'"text"', b"null", b"true"]
 
 
 # ---- seeds: small files cut from the fixtures --------------------------------------------------
@@ -129,7 +129,7 @@ oracle: dict[str, bytes] = {}
 def _mutations(data: bytes, kind: str, rng: random.Random) -> list[tuple[str, bytes]]:
     out = []
     n = len(data)
-    for i in range(8):
+    for i in range(6):
         out.append((f"truncate{i}", data[: rng.randrange(1, n)]))
     lines = _lines(data)
     for i in range(3):
@@ -137,7 +137,7 @@ def _mutations(data: bytes, kind: str, rng: random.Random) -> list[tuple[str, by
         out.append((f"cut_at_line{i}", b"".join(lines[:cut])))
     out.append(("cut_last_byte", data[:-1]))
     out.append(("cut_last_line_half", data[: n - max(2, len(lines[-1]) // 2)]))
-    for i in range(10):
+    for i in range(8):
         b = bytearray(data)
         for _ in range(rng.randint(1, 4)):
             b[rng.randrange(n)] = rng.randrange(256)
@@ -256,8 +256,9 @@ def expected_rows(fmt: str, data: bytes) -> int | None:
         n = 0
         for r in body:
             if _STEP_ROW.fullmatch(r[0].strip()):
-                for op in json.loads(r[col]).values():
-                    n += sum(len(t) for t in op[3].values())
+                # pairs, not dicts: a repeated key is two links for DuckDB's JSON -> MAP
+                for _, op in json.loads(r[col], object_pairs_hook=list):
+                    n += sum(len(t) for _, t in op[3])
         return n
     return len(body)
 
@@ -338,13 +339,15 @@ def run_case(con, target: Path, bad: Path, fmt: str, data: bytes, run: str, orac
 
 
 FORMATS = sorted(seeds())
-RESULTS: dict[str, Counter] = {}
+FAST = 26                   # cases per format in the default run; the rest are marked slow
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
-def test_fuzz_format(fmt, good_db, tmp_path, monkeypatch):
+def campaign(fmt: str, part: slice, good_db: Path, tmp_path: Path, monkeypatch) -> Counter:
+    """Run the cases ``part`` of a format's seeded, shuffled mutations; assert every contract."""
     rel, seed, kind = seeds()[fmt]
     rng = random.Random(f"tracedb-fuzz-{fmt}")
+    cases = mutations(seed, kind, rng)
+    random.Random(f"tracedb-order-{fmt}").shuffle(cases)
     db = tmp_path / "t.duckdb"
     shutil.copy(good_db, db)
     monkeypatch.setattr(ingest_pkg.registry, "install", lambda con: None)   # installed once, in good_db
@@ -352,7 +355,7 @@ def test_fuzz_format(fmt, good_db, tmp_path, monkeypatch):
     outcomes, failures = Counter(), []
     before = snapshot(con)
     try:
-        for i, (name, data, oracle_data) in enumerate(mutations(seed, kind, rng)):
+        for i, (name, data, oracle_data) in list(enumerate(cases))[part]:
             target, bad = _place(rel, data, fmt, tmp_path / f"{i:03d}_{name}")
             try:
                 outcome = run_case(con, target, bad, fmt, data, f"fuzz{i}", oracle_data, before)
@@ -367,13 +370,26 @@ def test_fuzz_format(fmt, good_db, tmp_path, monkeypatch):
                 before = snapshot(con)
     finally:
         con.close()
-    RESULTS[fmt] = outcomes
     assert not failures, "\n".join(failures)
-    assert sum(outcomes.values()) >= 50
-    print(f"\n{fmt}: {dict(outcomes)}")
+    print(f"\n{fmt} {part.start}-{part.stop}: {dict(outcomes)}")
+    return outcomes
 
 
-CLI_SAMPLE = ["kernel_details", "communication", "kineto_gz", "hccl_raw", "profiler_info", "trace_view"]
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_fuzz_format(fmt, good_db, tmp_path, monkeypatch):
+    """The first FAST shuffled cases of the format (every kind of mutation is likely among them)."""
+    assert sum(campaign(fmt, slice(0, FAST), good_db, tmp_path, monkeypatch).values()) == FAST
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_fuzz_format_rest(fmt, good_db, tmp_path, monkeypatch):
+    """The other cases: with the first part, >= 50 per format."""
+    n = sum(campaign(fmt, slice(FAST, None), good_db, tmp_path, monkeypatch).values())
+    assert FAST + n >= 50
+
+
+CLI_SAMPLE = ["kernel_details", "communication", "kineto_gz", "hccl_raw"]
 
 
 @pytest.mark.parametrize("fmt", CLI_SAMPLE)
@@ -383,7 +399,7 @@ def test_fuzz_sample_through_the_cli(fmt, good_db, tmp_path):
     rel, seed, kind = seeds()[fmt]
     rng = random.Random(f"tracedb-cli-{fmt}")
     cases = mutations(seed, kind, rng)
-    for i in (14, 27):
+    for i in (12,):
         name, data, _ = cases[i]
         db = tmp_path / f"{i}.duckdb"
         shutil.copy(good_db, db)
@@ -395,9 +411,9 @@ def test_fuzz_sample_through_the_cli(fmt, good_db, tmp_path):
         assert isinstance(res.exception, SystemExit) or res.exception is None, (name, res.exception)
         assert "Traceback" not in res.output
         if res.exit_code != 0:
-            err = res.stderr.strip().splitlines()
-            assert res.exit_code == 1 and len(err) == 1 and err[0].startswith("tracedb: error: "), res.stderr
-            assert str(bad) in err[0] or str(bad.parent) in err[0], err
+            err = res.stderr.strip().splitlines()[-1]         # before it: progress lines only
+            assert res.exit_code == 1 and err.startswith("tracedb: error: "), res.stderr
+            assert str(bad) in err, err
             con = connect(db, read_only=True)
             assert snapshot(con) == before, name
             con.close()

@@ -21,6 +21,12 @@ def _scaled(csv: CsvFile, element: str, factor: int) -> str:
     return csv.number(FIELDS["op_cost"].name, converted, raw, line="line")
 
 
+def _rank(csv: CsvFile, part: int) -> str:
+    """SQL: the src (1) or dst (2) rank of a link key "src-dst"; anything else → error with line."""
+    raw = f"nullif(trim(split_part(link_key, '-', {part})), '')"
+    return csv.number(FIELDS["op_cost"].name, f"TRY_CAST({raw} AS BIGINT)", f"coalesce({raw}, '?')", line="line")
+
+
 def read(con: duckdb.DuckDBPyConnection, f) -> int:
     """hccl_raw_{rank}.csv → link rows per (step, op, link, transport); returns rows.
 
@@ -59,7 +65,7 @@ def read(con: duckdb.DuckDBPyConnection, f) -> int:
             vals AS (SELECT *, {size} AS size_bytes, {dur} AS dur_ns FROM tr)
             SELECT ?, ?, ?, coalesce(TRY_CAST(op_step AS INTEGER), TRY_CAST(trim(step_num) AS INTEGER)),
                    NULL, op, NULL, 'hccl_raw',
-                   TRY_CAST(split_part(link_key, '-', 1) AS BIGINT), TRY_CAST(split_part(link_key, '-', 2) AS BIGINT),
+                   {_rank(csv, 1)}, {_rank(csv, 2)},
                    t.key, NULL, NULL, dur_ns, size_bytes,
                    CASE WHEN dur_ns > 0 THEN size_bytes / dur_ns END, NULL, NULL, NULL
             FROM vals
