@@ -252,3 +252,13 @@ def test_kernel_details_na_and_empty_integers_stay_null(tmp_path):
     ingest_paths(tmp_path / "t.duckdb", f, run="r")
     assert rows(tmp_path / "t.duckdb", "SELECT step, wait_ns, block_dim FROM kernel_details_row ORDER BY line") == [
         (None, None, None), (2, 250, 8)]
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["plain", "gzip"])
+def test_f8_kineto_deep_value_after_trace_events_names_the_file(gz, tmp_path):
+    """A value nested 100 000 deep after traceEvents: main failed with "RecursionError" (plain)."""
+    raw = gzip.decompress(KINETO.read_bytes()).rstrip()
+    assert raw.endswith(b"}")
+    data = raw[:-1] + b', "deep": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    f = write(tmp_path, "rank0.pt.trace.json" + (".gz" if gz else ""), gzip.compress(data) if gz else data)
+    refused(tmp_path, f, "nested too deeply")

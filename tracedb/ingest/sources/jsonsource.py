@@ -163,7 +163,7 @@ class ObjectEvents:
                     dst.write(pending[:cut])
                     pending = pending[cut:]
             total = self.array_offset + len(pending)  # not exact when data was written, fine for messages
-            end = _find_array_end(pending)
+            end = _array_end(pending, src_name)
             if end is None:
                 raise InputError("truncated or malformed JSON: the traceEvents array has no end.",
                                  file=src_name, place="end of file",
@@ -189,11 +189,19 @@ def _loads(text: str):
     try:
         return json.loads(text[1:] if text.startswith("\ufeff") else text)
     except RecursionError as e:
-        raise ValueError("JSON nested too deeply") from e
+        raise TooDeep("JSON nested too deeply") from e
+
+
+class TooDeep(ValueError):
+    """JSON nested deeper than Python's parser goes (a recursion limit): malformed for tracedb."""
 
 
 def _object_tail_ok(s: str, p: int) -> bool:
-    """True if ``s[p:]`` is the end of a JSON object: (, "key": value)* } then blanks."""
+    """True if ``s[p:]`` is the end of a JSON object: (, "key": value)* } then blanks.
+
+    Raises:
+        TooDeep: a value there is nested too deeply to parse.
+    """
     n = len(s)
     while True:
         while p < n and s[p] in _WS:
@@ -227,6 +235,17 @@ def _object_tail_ok(s: str, p: int) -> bool:
             _, p = _DECODER.raw_decode(s, p)
         except ValueError:
             return False
+        except RecursionError as e:
+            raise TooDeep("JSON nested too deeply after the traceEvents array") from e
+
+
+def _array_end(pending: bytes, source: str) -> int | None:
+    """:func:`_find_array_end`, a too-deep value after the array being an InputError."""
+    try:
+        return _find_array_end(pending)
+    except TooDeep as e:
+        raise InputError(f"malformed JSON: {e}.", file=source, place="after the traceEvents array",
+                         hint="re-export the trace from the profiler.") from e
 
 
 def _find_array_end(pending: bytes) -> int | None:
@@ -378,7 +397,7 @@ def object_span(path: Path) -> tuple[dict, tuple[int, int]]:
         f.seek(max(start, size - TAIL_WINDOW))
         tail_base = f.tell()
         tail = f.read()
-    end = _find_array_end(tail)
+    end = _array_end(tail, str(path))
     if end is None:
         raise InputError("truncated or malformed JSON: the traceEvents array has no end.", file=str(path),
                          place="end of file",
