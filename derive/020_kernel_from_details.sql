@@ -4,14 +4,16 @@ DELETE FROM kernel
 WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
   AND source IN ('kernel_details', 'trace_view', 'kineto');
 
--- kernel_details.csv rows → kernel, kernel_id = row number in the file. From the rank's trace
+-- kernel_details.csv rows → kernel, kernel_id = row number in the file (the reader stores the
+-- rows in file order; a file's rows are only ever dropped whole, so rowid order stays file order). From the rank's trace
 -- (if any): the Ascend Hardware task with the same start and name (MindSpore >= 2.5 names the
 -- row "fwk_op/kernel") gives the Task Type and, when the CSV has none, the stream; the
 -- "Group <g> Communication" thread an HCCL op is drawn on gives its group. A row without a
 -- Step Id belongs to the last step whose host window started at or before it.
 INSERT INTO kernel BY NAME
 WITH kd AS (
-    SELECT * FROM kernel_details_row WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+    SELECT row_number() OVER (ORDER BY rowid) AS line, *
+    FROM kernel_details_row WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
 ),
 task AS (
     SELECT name, ts_ns, any_value(tid) AS tid, any_value(json_extract_string(args, '$."Task Type"')) AS task_type

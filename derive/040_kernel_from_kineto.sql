@@ -5,6 +5,7 @@
 -- window started at or before the kernel). Communication: names starting nccl/rccl or
 -- containing ncclKernel/ncclDevKernel. Rows are written in kernel_id order (a parallel INSERT
 -- leaves a partial row group per thread, which the next checkpoint rewrites).
+-- when: SELECT count(*) > 0 FROM source_file WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND format = 'kineto'
 INSERT INTO kernel BY NAME
 WITH kineto AS (
     FROM rank_files(getvariable('run_id'), getvariable('rank'), ['kineto'])

@@ -49,8 +49,6 @@ CREATE TABLE IF NOT EXISTS step (
     bp_ns           BIGINT,
     PRIMARY KEY (run_id, rank, step)
 );
-ALTER TABLE step ADD COLUMN IF NOT EXISTS fp_ns BIGINT;
-ALTER TABLE step ADD COLUMN IF NOT EXISTS bp_ns BIGINT;
 COMMENT ON TABLE step IS 'One row per (run, rank, step). Host window from the framework ProfilerStep#N slice (trace_view.json / Kineto); device window from the kernels attributed to the step, or (MindSpore) from step_trace_raw_{rank}_detail_time.csv start_point/end_point.';
 COMMENT ON COLUMN step.run_id IS 'Run (run.run_id).';
 COMMENT ON COLUMN step.rank IS 'Rank (rank.rank).';

@@ -15,7 +15,7 @@ COMMENT ON TABLE source_file IS 'One row per ingested input file. A file whose c
 COMMENT ON COLUMN source_file.file_id IS 'Surrogate key of the file; event/kernel rows carry it.';
 COMMENT ON COLUMN source_file.run_id IS 'Run the file belongs to.';
 COMMENT ON COLUMN source_file.rank IS 'Rank the file belongs to.';
-COMMENT ON COLUMN source_file.format IS 'Detected format: trace_view, kernel_details, kineto, step_trace_time, profiler_info, profiler_metadata.';
+COMMENT ON COLUMN source_file.format IS 'Detected format: trace_view, kernel_details, step_trace_time, communication, communication_matrix, operator_memory, memory_record, npu_module_mem, profiler_info, profiler_metadata (torch_npu); msprof_timeline, step_trace_raw, hccl_raw, hccl_trace (MindSpore); kineto (PyTorch).';
 COMMENT ON COLUMN source_file.path IS 'Absolute path at ingest time.';
 COMMENT ON COLUMN source_file.size_bytes IS 'File size in bytes.';
 COMMENT ON COLUMN source_file.sha256 IS 'SHA-256 of the file content (hex); the re-ingest key.';

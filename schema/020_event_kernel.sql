@@ -82,4 +82,4 @@ COMMENT ON COLUMN kernel.input_shapes IS 'kernel_details.csv "Input Shapes" with
 COMMENT ON COLUMN kernel.input_dtypes IS 'kernel_details.csv "Input Data Types"; NULL if absent.';
 COMMENT ON COLUMN kernel.output_shapes IS 'kernel_details.csv "Output Shapes" without the literal quotes; NULL if absent.';
 COMMENT ON COLUMN kernel.block_dim IS 'kernel_details.csv "Block Dim"/"Block Num" (cores used); NULL if absent or N/A.';
-COMMENT ON COLUMN kernel.source IS 'Where the row came from: kernel_details, trace_view or kineto.';
+COMMENT ON COLUMN kernel.source IS 'Where the row came from: kernel_details, trace_view, kineto or step_trace_raw (MindSpore comm-op columns).';

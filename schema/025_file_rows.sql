@@ -6,7 +6,6 @@ CREATE TABLE IF NOT EXISTS kernel_details_row (
     run_id           INTEGER NOT NULL,
     rank             INTEGER NOT NULL,
     file_id          INTEGER NOT NULL,
-    line             BIGINT NOT NULL,
     step             INTEGER,
     name             VARCHAR,
     op_type          VARCHAR,
@@ -22,11 +21,10 @@ CREATE TABLE IF NOT EXISTS kernel_details_row (
     output_shapes    VARCHAR,
     block_dim        INTEGER
 );
-COMMENT ON TABLE kernel_details_row IS 'kernel_details.csv rows as parsed (one per row, header variants matched by name). The kernel table is derived from them, with the trace task type, stream and group and the window step.';
+COMMENT ON TABLE kernel_details_row IS 'kernel_details.csv rows as parsed (one per row, header variants matched by name), stored in file order: the n-th row of a file (ORDER BY rowid) is kernel_id n. The kernel table is derived from them, with the trace task type, stream and group and the window step.';
 COMMENT ON COLUMN kernel_details_row.run_id IS 'Run (run.run_id).';
 COMMENT ON COLUMN kernel_details_row.rank IS 'Rank (rank.rank).';
 COMMENT ON COLUMN kernel_details_row.file_id IS 'Input file (source_file.file_id).';
-COMMENT ON COLUMN kernel_details_row.line IS 'Row number in the file (1 = first data row); kernel.kernel_id of the kernel.';
 COMMENT ON COLUMN kernel_details_row.step IS '"Step Id"/"Step ID"; NULL when the file has no step column or the cell is empty.';
 COMMENT ON COLUMN kernel_details_row.name IS '"Name".';
 COMMENT ON COLUMN kernel_details_row.op_type IS '"Type" as written (N/A at Level0).';

@@ -1,4 +1,4 @@
--- Communication link tasks (trace_view.json Plane threads, filled right after the trace's events).
+-- Communication link tasks: trace_view.json Plane threads, MindSpore HCCL .trace files and hccl_raw_{rank}.csv.
 
 CREATE TABLE IF NOT EXISTS link (
     run_id         INTEGER NOT NULL,
@@ -21,8 +21,6 @@ CREATE TABLE IF NOT EXISTS link (
     op_ts_ns       BIGINT,
     rdma_type      VARCHAR
 );
-ALTER TABLE link ADD COLUMN IF NOT EXISTS op_ts_ns BIGINT;
-ALTER TABLE link ADD COLUMN IF NOT EXISTS rdma_type VARCHAR;
 COMMENT ON TABLE link IS 'One row per HCCL link task (Memcpy, Reduce_Inline, Notify_Wait, RDMASend ...): trace_view.json Plane threads, HCCL .trace files, hccl_raw_{rank}.csv.';
 COMMENT ON COLUMN link.run_id IS 'Run (run.run_id).';
 COMMENT ON COLUMN link.rank IS 'Rank that recorded the task.';

@@ -15,14 +15,14 @@ CREATE TABLE IF NOT EXISTS memory (
     allocated_bytes BIGINT,
     reserved_bytes  BIGINT,
     active_bytes    BIGINT,
-    stream_ptr      VARCHAR
+    stream_ptr      VARCHAR,
+    active_release_ts_ns    BIGINT,
+    active_dur_ns           BIGINT,
+    release_allocated_bytes BIGINT,
+    release_reserved_bytes  BIGINT,
+    release_active_bytes    BIGINT,
+    addr                    VARCHAR
 );
-ALTER TABLE memory ADD COLUMN IF NOT EXISTS active_release_ts_ns BIGINT;
-ALTER TABLE memory ADD COLUMN IF NOT EXISTS active_dur_ns BIGINT;
-ALTER TABLE memory ADD COLUMN IF NOT EXISTS release_allocated_bytes BIGINT;
-ALTER TABLE memory ADD COLUMN IF NOT EXISTS release_reserved_bytes BIGINT;
-ALTER TABLE memory ADD COLUMN IF NOT EXISTS release_active_bytes BIGINT;
-ALTER TABLE memory ADD COLUMN IF NOT EXISTS addr VARCHAR;
 COMMENT ON TABLE memory IS 'Memory samples and allocations: memory_record.csv (kind record), operator_memory.csv (kind operator), npu_module_mem.csv (kind module), Kineto [memory] events (kind event).';
 COMMENT ON COLUMN memory.run_id IS 'Run (run.run_id).';
 COMMENT ON COLUMN memory.rank IS 'Rank (rank.rank).';

@@ -1,4 +1,6 @@
-"""kill -9 during an ingest leaves the database with exactly the earlier data; re-running completes."""
+"""kill -9 during an ingest leaves the database with exactly the earlier data; re-running completes.
+SIGTERM / SIGINT / SIGHUP end an ingest with "tracedb: interrupted", exit 130, the database as it was
+and no FIFO folder left in $TMPDIR."""
 from __future__ import annotations
 
 import os
@@ -77,3 +79,57 @@ def test_two_ingests_at_once_one_waits_out_with_exit_3(big_rank, complete, tmp_p
         assert fingerprint(db) == complete
     else:                               # the first had already finished
         assert fingerprint(db)[0][2] == 3
+
+
+@pytest.fixture(scope="module")
+def split_rank(tmp_path_factory):
+    """A rank whose trace_view.json (~75 MB) is above SPLIT_MIN_BYTES, so that it is read in
+    parallel slices through FIFOs in $TMPDIR/tracedb-split-*."""
+    if not GEN.exists():
+        pytest.skip("shared/bench/gen_traces.py not available")
+    out = tmp_path_factory.mktemp("split")
+    subprocess.run([sys.executable, str(GEN), "--out", str(out), "--ranks", "1", "--steps", "4",
+                    "--events-per-step", "100000", "--seed", "3", "--format", "ascend"],
+                   check=True, capture_output=True)
+    return next((out / "ascend").iterdir())
+
+
+@pytest.mark.parametrize("sig,existing", [(signal.SIGTERM, True), (signal.SIGINT, True), (signal.SIGHUP, False)])
+def test_signal_during_parallel_read_exits_130_and_cleans_up(split_rank, tmp_path, sig, existing):
+    db = tmp_path / "t.duckdb"
+    if existing:
+        ingest_paths(db, FIXTURES / "ascend/level1/rank0_ascend_pt")
+        before = fingerprint(db)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "tracedb.cli", "ingest", "--db", str(db), str(split_rank)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            env=dict(os.environ, TMPDIR=str(tmp)))
+    deadline = time.monotonic() + 60
+    while not list(tmp.glob("tracedb-split-*")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert proc.poll() is None, "the ingest ended before its parallel read started"
+    time.sleep(0.3)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "tracedb: interrupted" and "Traceback" not in err
+    assert list(tmp.iterdir()) == []                     # FIFO folders removed
+    assert not Path(str(db) + ".wal").exists()
+    if existing:
+        assert fingerprint(db) == before
+    else:
+        assert not db.exists()                           # a new database is not left behind
+
+
+def test_an_ignored_sighup_stays_ignored(split_rank, tmp_path):
+    """nohup: SIGHUP ignored at start is not turned into an interruption."""
+    db = tmp_path / "t.duckdb"
+    proc = subprocess.Popen([sys.executable, "-m", "tracedb.cli", "-q", "ingest", "--db", str(db), str(split_rank)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGHUP)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert rows(db, "SELECT count(*) FROM run") == [(1,)]

@@ -96,9 +96,29 @@ def test_errors_are_one_line_with_exit_1_and_no_traceback(tmp_path):
 
 
 def test_every_command_has_help_with_an_example():
-    for cmd in ("ingest", "query", "views", "describe", "runs"):
-        res = run(cmd, "--help")
+    for cmd in ("ingest", "query", "views", "describe", "runs", "export", "check", "runs rm", "runs rename",
+                "runs set-role"):
+        res = run(*cmd.split(), "--help")
         assert res.exit_code == 0 and "Example" in res.stdout, cmd
+
+
+def test_interrupt_inside_duckdb_is_exit_130_not_a_runtime_error(monkeypatch, tmp_path):
+    """Ctrl-C during a statement: DuckDB raises RuntimeError('Query interrupted') (issue 19 F10)."""
+    from tracedb import api
+
+    def interrupted(*a, **kw):
+        raise RuntimeError("Query interrupted")
+
+    monkeypatch.setattr(api, "query", interrupted)
+    res = run("query", "step_breakdown", "--db", str(tmp_path / "t.duckdb"))
+    assert res.exit_code == 130 and res.stderr == "tracedb: interrupted\n"
+
+    def ctrl_c(*a, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(api, "ingest", ctrl_c)
+    res = run("ingest", LEVEL1, "--db", str(tmp_path / "t.duckdb"))
+    assert res.exit_code == 130 and res.stderr == "tracedb: interrupted\n"
 
 
 def test_progress_bar_reports_percentages(tmp_path):

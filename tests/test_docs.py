@@ -12,6 +12,16 @@ def test_generated_readme_sections_are_current():
     assert render_readme(text) == text, "README is stale: run `python -m tracedb.docs`"
 
 
+def test_install_cache_is_current():
+    """queries/_install.json spares every ingest the sqlglot parse; it must match the SQL files."""
+    import json
+
+    from tracedb.registry import INSTALL_CACHE, install_plan, library_hash, load_library
+    data = json.loads((ROOT / "queries" / INSTALL_CACHE).read_text())
+    assert data["hash"] == library_hash(), "stale: run `python -m tracedb.docs`"
+    assert data["objects"] == install_plan(load_library()), "stale: run `python -m tracedb.docs`"
+
+
 def test_ci_runs_exactly_the_readme_commands():
     readme = (ROOT / "README.md").read_text()
     blocks = re.findall(r"```sh\n(.*?)\n```", readme, re.S)
@@ -27,3 +37,14 @@ def test_every_python_package_is_installed():
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {str(p.parent.relative_to(ROOT)).replace("/", ".") for p in (ROOT / "tracedb").rglob("__init__.py")}
     assert found <= listed, f"add to pyproject [tool.setuptools] packages: {sorted(found - listed)}"
+
+
+def test_docstring_examples_run():
+    """The examples in docstrings are tests too (as sqlglot runs its own)."""
+    import doctest
+
+    from tracedb import output, registry, timeconv
+    for module in (timeconv, output, registry):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        assert result.attempted > 0, f"{module.__name__}: no examples found"
+        assert result.failed == 0, f"{module.__name__}: {result.failed} of {result.attempted} examples fail"

@@ -1,15 +1,17 @@
 """Library facade used by the CLI, notebooks and tests. Never prints.
 
 >>> import tracedb  # doctest: +SKIP
->>> tracedb.ingest(["fixtures/ascend/level1_rank0_ascend_pt"], db="t.duckdb")  # doctest: +SKIP
+>>> tracedb.ingest(["fixtures/ascend/level1"], db="t.duckdb")  # doctest: +SKIP
 >>> tracedb.query("step_breakdown", db="t.duckdb").rows  # doctest: +SKIP
 """
 from __future__ import annotations
 
+import os
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 import duckdb
 
@@ -19,15 +21,16 @@ from .ingest import IngestReport
 from .ingest import ingest as _ingest
 
 DEFAULT_INGEST_MEMORY = "1400MB"
+ROLES = ("baseline", "comparison")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_EXPLAIN = re.compile(r"^\s*EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?:\([^)]*\)\s*)?", re.I)
 
 
 @dataclass
 class Result:
-    """A query result: column names, DuckDB type names and row tuples."""
+    """A query result: column names and row tuples."""
 
     columns: list[str]
-    types: list[str]
     rows: list[tuple]
 
     def to_pandas(self):
@@ -41,8 +44,8 @@ def connect(db: str | Path | None = None, read_only: bool = True) -> duckdb.Duck
 
 
 def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: str | None = None,
-           role: str | None = None, replace: bool = False,
-           progress: Callable[[str], None] = lambda s: None, bar=None,
+           role: str | None = None, replace: bool = False, run_per_path: bool = False,
+           allow_mixed_platforms: bool = False, progress: Callable[[str], None] = lambda s: None, bar=None,
            threads: int | None = None, memory_limit: str | None = DEFAULT_INGEST_MEMORY) -> IngestReport:
     """Ingest profiler output into the database (created if missing) in one transaction.
 
@@ -50,10 +53,13 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
         paths: files or folders: rank folders (*_ascend_pt / *_ascend_ms), folders of rank
             folders, trace_view.json, kernel_details.csv, step_trace_time.csv, Kineto
             *.pt.trace.json(.gz) or folders of them.
-        db: database path (default $TRACEDB_DB or ./tracedb.duckdb).
-        run: run name (default: folder name of each PATH).
+        db: database path (default $TRACEDB_DB or ./tracedb.duckdb); an existing DuckDB file or a
+            new path.
+        run: run name (default: derived from the PATHs).
         role: baseline | comparison.
-        replace: re-ingest files changed since their last ingest.
+        replace: replace a recorded file of a (run, rank) by a different one of the same format.
+        run_per_path: one run per PATH (default: one ingest command is one run).
+        allow_mixed_platforms: allow GPU and NPU ranks in one run.
         progress: receives progress lines.
         bar: receives (file name, percent) while a trace is parsed (see tracedb.progress).
         threads: DuckDB threads (default: all cores; large traces are parsed in that many slices).
@@ -64,12 +70,71 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
         IngestReport.
 
     Raises:
-        InputError: bad input (file and place named); the database is unchanged.
+        InputError: bad input (file and place named); the database is unchanged, and a database
+            file this call created is removed again (with its .wal).
         DatabaseLockedError: another process holds the database.
+        KeyboardInterrupt: interrupted; as for a failure, the database is unchanged.
     """
-    con = _db.connect(db, threads=threads, memory_limit=memory_limit)
+    path = _db.check_db_path(db)
+    existed, wal_existed = path.exists(), _db.wal_path(path).exists()
+    opened = False
     try:
-        return _ingest(con, list(paths), run=run, role=role, replace=replace, progress=progress, bar=bar)
+        con = _db.connect(path, threads=threads, memory_limit=memory_limit)
+        opened = True
+        try:
+            return _ingest(con, list(paths), run=run, role=role, replace=replace, run_per_path=run_per_path,
+                           allow_mixed_platforms=allow_mixed_platforms, progress=progress, bar=bar)
+        finally:
+            con.close()
+    except BaseException:
+        if opened and not existed:
+            _remove_created(path, wal_existed)
+        raise
+
+
+def _remove_created(path: Path, wal_existed: bool) -> None:
+    """Remove the database file (and .wal) that a failed ingest created: no empty file is left."""
+    for p in (path, None if wal_existed else _db.wal_path(path)):
+        if p is not None:
+            try:
+                os.remove(p)
+            except OSError:
+                pass
+
+
+def _require_runs(con, db) -> None:
+    """Raise ``no runs yet`` when the database has no run (or no run table)."""
+    has_table = con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+                            "AND schema_name = 'main' AND table_name = 'run'").fetchone()[0]
+    if not has_table or not con.execute("SELECT count(*) FROM main.run").fetchone()[0]:
+        raise TracedbError("no runs yet: tracedb ingest PATH.", file=str(_db.resolve_db_path(db)),
+                           hint="ingest profiler output into this database first, or pass --db / set "
+                                "TRACEDB_DB to the database that holds your runs.")
+
+
+def _translate(e: duckdb.Error, db) -> TracedbError:
+    """A DuckDB error of a query command as one line: a damaged file is named as such (DuckDB's
+    checksum message does not say which file); anything else is a failed query."""
+    first = str(e).splitlines()[0] if str(e) else type(e).__name__
+    if "corrupt" in first.lower() or isinstance(e, duckdb.SerializationException):
+        return TracedbError(f"the database file is damaged: {first}", file=str(_db.resolve_db_path(db)),
+                            hint="move it away and ingest the profiler output again into a new file.")
+    hint = None
+    if "read-only" in first.lower():
+        hint = "tracedb query opens the database read-only; pass --write to change data."
+    return QueryError(f"query failed: {first}", hint=hint)
+
+
+@contextmanager
+def _session(db, *, write: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The connection of a query command (locked read-only unless ``write``) on a database that
+    has runs; DuckDB errors inside the block become one-line TracedbErrors."""
+    con = _db.connect(db, must_exist=True) if write else _db.connect(db, locked=True)
+    try:
+        _require_runs(con, db)
+        yield con
+    except duckdb.Error as e:
+        raise _translate(e, db) from e
     finally:
         con.close()
 
@@ -86,26 +151,18 @@ def _objects(con) -> dict[str, tuple]:
 
 def summary_of(header: str | None) -> str:
     """The one-sentence summary of a view header: the text after the em dash, up to "Grain:"."""
-    lines = []
-    for line in (header or "").splitlines():
-        if lines and re.match(r"^\w[\w ]*:", line):
-            break
-        lines.append(line.strip())
-    text = " ".join(lines)
-    return text.split("—", 1)[1].strip() if "—" in text else text
+    from .registry import parse_header
+    return parse_header(header).summary
 
 
 def views(db: str | Path | None = None) -> Result:
     """Public views and table macros with their one-line description."""
-    con = connect(db)
-    try:
+    with _session(db) as con:
         rows = []
         for name, kind, topic, grain, desc, params in _objects(con).values():
             summary = summary_of(desc)
             rows.append((name, kind if not params else f"{kind}({params})", topic, summary))
-        return Result(["name", "kind", "topic", "description"], ["VARCHAR"] * 4, rows)
-    finally:
-        con.close()
+        return Result(["name", "kind", "topic", "description"], rows)
 
 
 def describe(name: str, db: str | Path | None = None) -> tuple[str, Result]:
@@ -114,8 +171,7 @@ def describe(name: str, db: str | Path | None = None) -> tuple[str, Result]:
     Raises:
         QueryError: unknown name.
     """
-    con = connect(db)
-    try:
+    with _session(db) as con:
         objs = _objects(con)
         if name in objs:
             header = objs[name][4] or ""
@@ -126,14 +182,12 @@ def describe(name: str, db: str | Path | None = None) -> tuple[str, Result]:
                 raise QueryError(f"unknown view or table {name!r}.", hint="'tracedb views' lists them.")
             header = row[0] or ""
         if name in objs and objs[name][1] == "table_macro":
-            return header, Result(["column", "type", "description"], ["VARCHAR"] * 3, [])
+            return header, Result(["column", "type", "description"], [])
         cols = con.execute("""
             SELECT column_name, data_type, comment FROM duckdb_columns()
             WHERE table_name = ? AND schema_name = 'main' ORDER BY column_index
         """, [name]).fetchall()
-        return header, Result(["column", "type", "description"], ["VARCHAR"] * 3, cols)
-    finally:
-        con.close()
+        return header, Result(["column", "type", "description"], cols)
 
 
 def runs(db: str | Path | None = None) -> Result:
@@ -150,84 +204,148 @@ def runs(db: str | Path | None = None) -> Result:
     """, db=db)
 
 
+def _statements(con: duckdb.DuckDBPyConnection, sql: str) -> list:
+    """The parsed statements of ``sql``; QueryError when there are none or it does not parse."""
+    try:
+        statements = con.extract_statements(sql)
+    except duckdb.Error as e:
+        raise QueryError(f"query failed: {str(e).splitlines()[0]}") from e
+    except ValueError as e:      # a statement type this duckdb's Python module cannot name
+        raise QueryError("only SELECT statements run on the read-only query connection.",
+                         hint="pass --write to run SQL that changes data.") from e
+    if not statements:
+        raise QueryError("empty query: give a view name or a SQL statement.",
+                         hint="'tracedb views' lists the views, e.g. tracedb query step_breakdown.")
+    return statements
+
+
+def check_read_only_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Refuse SQL that could do more than read: only SELECT (incl. FROM, WITH, VALUES, DESCRIBE,
+    SHOW, SUMMARIZE) and EXPLAIN of a SELECT pass.
+
+    COPY … TO, EXPORT DATABASE, ATTACH, INSTALL, LOAD, SET, PRAGMA, CALL, CREATE (incl. CREATE
+    SECRET, which writes a file), CHECKPOINT and the rest are refused before anything runs. Reading
+    local files (``read_csv``, ``read_parquet``, ``read_json``) stays allowed: it changes nothing,
+    and joining a trace with a CSV from elsewhere is a legitimate question. Remote URLs fail
+    because no extension can be installed or loaded (see :data:`tracedb.db.LOCKED_SETTINGS`).
+
+    Raises:
+        QueryError: empty SQL, a SQL syntax error, or a statement that is not a SELECT.
+    """
+    statements = _statements(con, sql)
+    for st in statements:
+        kind = st.type
+        if kind == duckdb.StatementType.EXPLAIN:    # EXPLAIN ANALYZE runs its statement
+            try:
+                inner = con.extract_statements(_EXPLAIN.sub("", st.query, count=1))
+                kind = inner[0].type if len(inner) == 1 else kind
+            except (duckdb.Error, ValueError):
+                pass
+        if kind != duckdb.StatementType.SELECT:
+            raise QueryError(f"{kind.name} statements do not run on the read-only query connection "
+                             "(it writes no file, loads no extension and changes no setting).",
+                             hint="pass --write to run SQL that changes data; 'tracedb export' writes Parquet.")
+
+
 def query(name_or_sql: str, db: str | Path | None = None, *, baseline: str | None = None,
           comparison: str | None = None, run: str | None = None, rank: int | None = None,
           step: int | None = None, limit: int | None = None, write: bool = False) -> Result:
     """Run a named view (with optional filters) or a SQL statement on a read-only connection.
+
+    Without ``write`` the SQL cannot write, delete or create a file, install or load an
+    extension, download anything or change a setting: only SELECT statements run (see
+    :func:`check_read_only_sql`), on a read-only connection whose configuration is locked.
+    Local files can still be read with ``read_csv`` / ``read_parquet`` / ``read_json``. The one
+    file DuckDB may still write is its own spill space (``<db>.tmp/``) for a query larger than
+    memory, removed when the connection closes.
 
     Args:
         name_or_sql: a public view name (``tracedb views``) or any SQL.
         baseline, comparison: run names for op_diff (uses op_diff_between).
         run, rank, step: filters on the view's run_name / rank / step columns.
         limit: at most this many rows.
-        write: open the database read-write (for SQL that changes data); never needed for views.
+        write: open the database read-write (for SQL that changes data, files or settings);
+            never needed for views.
 
     Returns:
         Result.
 
     Raises:
-        QueryError: unknown view, a filter the view has no column for, or a SQL error.
+        QueryError: unknown view, a filter the view has no column for, empty SQL, a statement
+            other than SELECT without ``write``, or a SQL error.
+        TracedbError: the database has no runs yet.
     """
-    con = _db.connect(db, must_exist=True) if write else connect(db)
-    try:
+    text = (name_or_sql or "").strip().rstrip(";").strip()
+    if not text:
+        raise QueryError("empty query: give a view name or a SQL statement.",
+                         hint="'tracedb views' lists the views, e.g. tracedb query step_breakdown.")
+    with _session(db, write=write) as con:
         params: list[Any] = []
-        text = name_or_sql.strip().rstrip(";")
         if _IDENT.match(text):
-            objs = _objects(con)
-            if text not in objs:
-                raise QueryError(f"unknown view {text!r}.", hint="'tracedb views' lists the views; "
-                                 "or pass a SQL statement in quotes.")
-            if text == "op_diff" and (baseline or comparison):
-                text = "op_diff_between"
-            elif (baseline or comparison) and text != "op_diff_between":
-                raise QueryError(f"--baseline/--comparison apply to op_diff, not to {text}.")
-            if objs[text][1] == "table_macro":
-                if text != "op_diff_between":
-                    raise QueryError(f"{text} takes parameters; call it in SQL: SELECT * FROM {text}(...).")
-                base = baseline or _role_run(con, "baseline")
-                comp = comparison or _role_run(con, "comparison")
-                if base is None or comp is None:
-                    raise QueryError("op_diff needs a baseline and a comparison run.",
-                                     hint="pass --baseline RUN --comparison RUN, or ingest with --role.")
-                for r in (base, comp):
-                    if not con.execute("SELECT 1 FROM run WHERE run_name = ?", [r]).fetchone():
-                        raise QueryError(f"no run named {r!r}.", hint="'tracedb runs' lists the runs.")
-                sql = "SELECT * FROM op_diff_between(?, ?)"
-                params = [base, comp]
-            else:
-                sql = f"SELECT * FROM {text}"
-            cols = {r[0] for r in con.execute(f"DESCRIBE {sql}", params).fetchall()}
-            where = []
-            for col, val, flag in (("run_name", run, "--run"), ("rank", rank, "--rank"), ("step", step, "--step")):
-                if val is None:
-                    continue
-                if col not in cols:
-                    raise QueryError(f"{flag} does not apply: {name_or_sql} has no {col} column.")
-                where.append(f"{col} = ?")
-                params.append(val)
-            if where:
-                sql = f"SELECT * FROM ({sql}) AS v WHERE " + " AND ".join(where)
+            sql, params = _view_sql(con, text, baseline, comparison, run, rank, step)
         else:
             if any(v is not None for v in (run, rank, step, baseline, comparison)):
                 raise QueryError("--run/--rank/--step/--baseline/--comparison apply to view names, not SQL.")
+            if write:
+                _statements(con, text)
+            else:
+                check_read_only_sql(con, text)
             sql = text
         if limit is not None:
             sql = f"SELECT * FROM ({sql}) AS q LIMIT {int(limit)}"
-        try:
-            cur = con.execute(sql, params)
-        except duckdb.Error as e:
-            msg = str(e).splitlines()[0]
-            hint = None
-            if "read-only" in msg.lower():
-                hint = "tracedb query opens the database read-only; pass --write to change data."
-            raise QueryError(f"query failed: {msg}", hint=hint) from e
+        cur = con.execute(sql, params)
         if cur.description is None:
-            return Result([], [], [])
-        columns = [d[0] for d in cur.description]
-        types = [str(d[1]) for d in cur.description]
-        return Result(columns, types, cur.fetchall())
-    finally:
-        con.close()
+            return Result([], [])
+        return Result([d[0] for d in cur.description], cur.fetchall())
+
+
+def _view_sql(con, name: str, baseline, comparison, run, rank, step) -> tuple[str, list]:
+    """The SELECT for a view name with its filters (bound parameters)."""
+    params: list[Any] = []
+    objs = _objects(con)
+    if name not in objs:
+        raise QueryError(f"unknown view {name!r}.", hint="'tracedb views' lists the views; "
+                         "or pass a SQL statement in quotes.")
+    text = name
+    if text == "op_diff" and not (baseline or comparison):
+        missing = [r for r in ROLES if _role_run(con, r) is None]
+        if missing:        # the view would return no rows, without a word (ux-review F14)
+            names = ", ".join(r[0] for r in con.execute("SELECT run_name FROM run ORDER BY run_id").fetchall())
+            raise QueryError(f"op_diff needs a baseline and a comparison run; no run has the role "
+                             f"{' or '.join(missing)} (runs: {names}).",
+                             hint="'tracedb runs set-role RUN baseline' (and comparison), or pass "
+                                  "--baseline RUN --comparison RUN.")
+    if text == "op_diff" and (baseline or comparison):
+        text = "op_diff_between"
+    elif (baseline or comparison) and text != "op_diff_between":
+        raise QueryError(f"--baseline/--comparison apply to op_diff, not to {text}.")
+    if objs[text][1] == "table_macro":
+        if text != "op_diff_between":
+            raise QueryError(f"{text} takes parameters; call it in SQL: SELECT * FROM {text}(...).")
+        base = baseline or _role_run(con, "baseline")
+        comp = comparison or _role_run(con, "comparison")
+        if base is None or comp is None:
+            raise QueryError("op_diff needs a baseline and a comparison run.",
+                             hint="pass --baseline RUN --comparison RUN, or 'tracedb runs set-role RUN baseline'.")
+        for r in (base, comp):
+            if not con.execute("SELECT 1 FROM run WHERE run_name = ?", [r]).fetchone():
+                raise QueryError(f"no run named {r!r}.", hint="'tracedb runs' lists the runs.")
+        sql = "SELECT * FROM op_diff_between(?, ?)"
+        params = [base, comp]
+    else:
+        sql = f"SELECT * FROM {text}"
+    cols = {r[0] for r in con.execute(f"DESCRIBE {sql}", params).fetchall()}
+    where = []
+    for col, val, flag in (("run_name", run, "--run"), ("rank", rank, "--rank"), ("step", step, "--step")):
+        if val is None:
+            continue
+        if col not in cols:
+            raise QueryError(f"{flag} does not apply: {name} has no {col} column.")
+        where.append(f"{col} = ?")
+        params.append(val)
+    if where:
+        sql = f"SELECT * FROM ({sql}) AS v WHERE " + " AND ".join(where)
+    return sql, params
 
 
 def _role_run(con, role: str) -> str | None:
@@ -252,6 +370,138 @@ def export(out_dir: str | Path, db: str | Path | None = None, overwrite: bool = 
     from .export import export_parquet
     con = connect(db)
     try:
+        _require_runs(con, db)
         return export_parquet(con, out_dir, overwrite=overwrite)
+    except duckdb.Error as e:
+        err = _translate(e, db)
+        if isinstance(err, QueryError):
+            raise
+        raise err from e
     finally:
         con.close()
+
+
+# ---- run management: tracedb runs rm / rename / set-role -------------------------------------
+
+@contextmanager
+def _run_edit(db) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-write connection in one transaction, committed and checkpointed at the end (a
+    failed CHECKPOINT is not an error: the change is committed and DuckDB replays it)."""
+    con = _db.connect(db, must_exist=True)
+    try:
+        _require_runs(con, db)
+        con.execute("BEGIN TRANSACTION")
+        try:
+            yield con
+            con.execute("COMMIT")
+        except BaseException:
+            try:
+                con.execute("ROLLBACK")
+            except duckdb.Error:     # a failed COMMIT has rolled back already
+                pass
+            raise
+        try:
+            con.execute("CHECKPOINT")
+        except duckdb.Error:     # committed already (durable in the .wal); DuckDB checkpoints later
+            pass
+    except duckdb.Error as e:
+        raise _translate(e, db) from e
+    finally:
+        con.close()
+
+
+def _run_id(con, name: str, db) -> int:
+    row = con.execute("SELECT run_id FROM main.run WHERE run_name = ?", [name]).fetchone()
+    if row is None:
+        names = [r[0] for r in con.execute("SELECT run_name FROM main.run ORDER BY run_id").fetchall()]
+        raise QueryError(f"no run named {name!r}.", file=str(_db.resolve_db_path(db)),
+                         hint=f"runs in this database: {', '.join(names)}.")
+    return row[0]
+
+
+def run_tables(con) -> list[str]:
+    """Every base table of the database with a ``run_id`` column, ``run`` last (quoted names)."""
+    found = con.execute("""
+        SELECT t.schema_name, t.table_name FROM duckdb_tables() t
+        JOIN duckdb_columns() c ON c.table_oid = t.table_oid AND c.column_name = 'run_id'
+        WHERE t.database_name = current_database() AND NOT t.temporary
+        ORDER BY (t.schema_name = 'main' AND t.table_name = 'run'), t.schema_name, t.table_name
+    """).fetchall()
+    return [f'"{s}"."{t}"' for s, t in found]
+
+
+def runs_rm(run: str, db: str | Path | None = None) -> dict[str, int]:
+    """Delete a run: its rows in every table with a ``run_id`` column, in one transaction.
+
+    Returns:
+        Rows deleted per table (quoted ``schema.table``).
+
+    Raises:
+        QueryError: no run of that name (the message lists the runs).
+    """
+    with _run_edit(db) as con:
+        run_id = _run_id(con, run, db)
+        deleted = {}
+        for table in run_tables(con):
+            try:
+                deleted[table] = con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id]).fetchone()[0]
+            except duckdb.Error as e:
+                raise TracedbError(f"cannot remove run {run!r}: deleting from {table} failed: "
+                                   f"{str(e).splitlines()[0]}", file=str(_db.resolve_db_path(db)),
+                                   hint="nothing was removed; a table outside tracedb's schema may refer "
+                                        "to the run (drop it with tracedb query --write).") from e
+        return deleted
+
+
+def runs_rename(old: str, new: str, db: str | Path | None = None) -> None:
+    """Rename a run (one transaction).
+
+    Raises:
+        QueryError: no run named ``old`` (the message lists the runs), ``new`` empty or taken.
+    """
+    new = (new or "").strip()
+    if not new:
+        raise QueryError("the new run name is empty.", hint="give a name, e.g. tracedb runs rename OLD npu_run.")
+    with _run_edit(db) as con:
+        run_id = _run_id(con, old, db)
+        if new == old:
+            return
+        if con.execute("SELECT 1 FROM main.run WHERE run_name = ?", [new]).fetchone():
+            raise QueryError(f"a run named {new!r} exists already.", file=str(_db.resolve_db_path(db)),
+                             hint="pick another name, or 'tracedb runs rm' that run first.")
+        con.execute("UPDATE main.run SET run_name = ? WHERE run_id = ?", [new, run_id])
+
+
+class RoleChange(NamedTuple):
+    """What :func:`runs_set_role` changed besides the run's own role."""
+
+    taken_from: str | None       # the run that held the role before (it has none now)
+    previous_role: str | None    # the run's own role before (a run holds one role at a time)
+
+
+def runs_set_role(run: str, role: str | None, db: str | Path | None = None) -> RoleChange:
+    """Give a run the role baseline or comparison (taking it from the run that held it), or none.
+
+    Args:
+        run: run name.
+        role: ``baseline``, ``comparison``, or ``none`` / None to clear the run's role.
+
+    Returns:
+        RoleChange: the run that held the role before, and the run's own previous role.
+
+    Raises:
+        QueryError: unknown role, or no run of that name (the message lists the runs).
+    """
+    role = None if role in (None, "none") else role
+    if role is not None and role not in ROLES:
+        raise QueryError(f"unknown role {role!r}.", hint="use baseline, comparison or none.")
+    with _run_edit(db) as con:
+        run_id = _run_id(con, run, db)
+        previous = con.execute("SELECT role FROM main.run WHERE run_id = ?", [run_id]).fetchone()[0]
+        before = None
+        if role is not None:
+            before = con.execute("SELECT min(run_name) FROM main.run WHERE role = ? AND run_id <> ?",
+                                 [role, run_id]).fetchone()[0]
+            con.execute("UPDATE main.run SET role = NULL WHERE role = ? AND run_id <> ?", [role, run_id])
+        con.execute("UPDATE main.run SET role = ? WHERE run_id = ?", [role, run_id])
+        return RoleChange(before, previous if previous != role else None)

@@ -9,7 +9,7 @@ import re
 import sys
 from pathlib import Path
 
-from .registry import load_library
+from .registry import INSTALL_CACHE, load_library, write_install_cache
 
 
 def view_index() -> str:
@@ -18,8 +18,7 @@ def view_index() -> str:
         if o.schema != "main":
             continue
         kind = "view" if o.kind == "view" else f"table macro ({', '.join(o.parameters)})"
-        from .api import summary_of
-        lines.append(f"| `{o.name}` | {kind} | {o.topic} | {summary_of(o.header)} |")
+        lines.append(f"| `{o.name}` | {kind} | {o.topic} | {o.summary} |")
     return "\n".join(lines)
 
 
@@ -66,6 +65,8 @@ def main(path: str = "README.md") -> int:
     if new != old:
         p.write_text(new)
         print(f"updated {path}", file=sys.stderr)
+    if write_install_cache():
+        print(f"updated queries/{INSTALL_CACHE}", file=sys.stderr)
     return 0
 
 

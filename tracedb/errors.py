@@ -5,10 +5,9 @@ The CLI turns a :class:`TracedbError` into one line on stderr and an exit code; 
 """
 from __future__ import annotations
 
-EXIT_OK = 0
-EXIT_FAILURE = 1   # bad input, failed check, unknown view ...
-EXIT_USAGE = 2     # click/typer usage errors
-EXIT_LOCKED = 3    # database held by another process
+EXIT_FAILURE = 1       # bad input, failed check, unknown view ... (2 is click's usage error)
+EXIT_LOCKED = 3        # database held by another process
+EXIT_INTERRUPTED = 130  # Ctrl-C, SIGTERM, SIGHUP (128 + SIGINT, as shells report Ctrl-C)
 
 
 class TracedbError(Exception):

@@ -1,102 +1,225 @@
 """The view library: ``queries/<topic>/<name>.sql`` installed into the database file.
 
 Each file declares one object (``CREATE OR REPLACE VIEW`` or ``CREATE OR REPLACE MACRO ... AS
-TABLE``) whose name is the file name. The leading ``--`` block is the documentation: it becomes
-``COMMENT ON VIEW/MACRO`` and a row of ``tracedb_object``; each ``AS column, -- text`` line gives
-the column's comment. Files under ``queries/_internal/`` install into schema
-``tracedb_internal``. Objects are installed in dependency order (a view binds at creation).
+TABLE``) whose name is the file name. :func:`load_library` parses every file once with sqlglot
+into a :class:`SqlObject`, the one model every consumer reads (install, export, Spark, docs):
+
+* the leading ``--`` block is the header: a summary line ``name — what it answers`` and the
+  sections ``Grain:``, ``Source:``, ``Reference:``, ``Units:`` (``Parameters:``, ``Method:`` …);
+  it becomes ``COMMENT ON VIEW/MACRO`` and a row of ``tracedb_object``;
+* the trailing ``-- …`` of each output column of the final SELECT (sqlglot attaches it to the
+  projection) becomes ``COMMENT ON COLUMN``; a column passed through unchanged from another
+  library object (``SELECT x FROM op_diff_between(…)``) inherits that object's comment;
+* dependencies are the library objects the body references as tables (never a name in a comment
+  or a string literal); objects are installed in dependency order (a view binds at creation).
+
+Files under ``queries/_internal/`` install into schema ``tracedb_internal``.
+
+Installing needs only the statements that parse yields; ``queries/_install.json`` holds them,
+generated with the README (``python -m tracedb.docs``) and used only while its hash matches the
+SQL files, so an ingest neither imports sqlglot nor parses the library (0.5-0.6 s per process).
 """
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 
 from .schema import sql_dir
 
-_CREATE = re.compile(
-    r"CREATE\s+OR\s+REPLACE\s+(VIEW|MACRO)\s+(?:(\w+)\.)?(\w+)\s*(\(([^)]*)\))?", re.I)
-_COLUMN_COMMENT = re.compile(r"(?:\bAS\s+|^\s*)(\w+)\s*,?\s*--\s*(.+?)\s*$", re.I)
+if TYPE_CHECKING:
+    from sqlglot import exp
+
 INTERNAL_SCHEMA = "tracedb_internal"
+CREATE_INTERNAL_SCHEMA = f"CREATE SCHEMA IF NOT EXISTS {INTERNAL_SCHEMA}"
+_SECTION = re.compile(r"^([A-Z][A-Za-z]*(?: [A-Za-z]+)?):\s+(.*)$")
+
+
+@dataclass
+class Header:
+    """The documentation block of a SQL file: summary line(s) and named sections."""
+
+    summary: str
+    sections: dict[str, str]
+
+
+def parse_header(lines: list[str] | str | None) -> Header:
+    """Split a header into its summary (text after ``—`` up to the first section) and sections.
+
+    Args:
+        lines: the header's lines, the text after ``--`` (a section line has one
+            leading space at most, a continuation line is indented), or the header as one text.
+
+    >>> h = parse_header(["x — one line", "  and more.", "Grain: one row", "       per step.", "Units: ns"])
+    >>> h.summary, h.sections["Grain"], h.sections["Units"]
+    ('one line and more.', 'one row per step.', 'ns')
+    """
+    if isinstance(lines, str) or lines is None:
+        lines = (lines or "").splitlines()
+    summary: list[str] = []
+    sections: dict[str, list[str]] = {}
+    current: list[str] = summary
+    for raw in lines:
+        m = _SECTION.match(raw[1:] if raw.startswith(" ") else raw)
+        if m and not raw.startswith("  "):
+            current = sections.setdefault(m.group(1), [])
+            current.append(m.group(2).strip())
+        elif raw.strip():
+            current.append(raw.strip())
+    text = " ".join(summary)
+    text = text.split("—", 1)[1].strip() if "—" in text else text
+    return Header(text, {k: " ".join(v) for k, v in sections.items()})
 
 
 @dataclass
 class SqlObject:
-    """One view or table macro of the library."""
+    """One view or table macro of the library, parsed from its file."""
 
     name: str
     kind: str            # view | table_macro
     schema: str          # main | tracedb_internal
     topic: str
     path: Path
-    sql: str
-    header: str
+    sql: str             # the CREATE statement as written (comments included), no trailing ';'
+    header: str          # the header lines, stripped, joined by newlines (the COMMENT ON text)
+    tree: exp.Query      # the parsed SELECT after AS / AS TABLE
+    sections: dict[str, str] = field(default_factory=dict)
+    summary: str = ""
     parameters: list[str] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)         # output columns, in order
     column_comments: dict[str, str] = field(default_factory=dict)
+    inherited: dict[str, str] = field(default_factory=dict)   # column → object it inherits from
+    dependencies: set[str] = field(default_factory=set)       # library object names used as tables
 
     @property
     def qualified(self) -> str:
         return self.name if self.schema == "main" else f"{self.schema}.{self.name}"
 
     @property
-    def summary(self) -> str:
-        first = self.header.splitlines()[0] if self.header else ""
-        return first.split("—", 1)[1].strip() if "—" in first else first
+    def body(self) -> exp.Query:
+        """The SELECT after ``AS`` / ``AS TABLE``, a fresh copy of the parsed tree."""
+        return self.tree.copy()
 
     def header_field(self, key: str) -> str | None:
-        out, on = [], False
-        for line in self.header.splitlines():
-            m = re.match(r"(\w[\w ]*):\s*(.*)", line)
-            if m:
-                on = m.group(1).strip().lower() == key.lower()
-                if on:
-                    out.append(m.group(2).strip())
-            elif on:
-                out.append(line.strip())
-        return " ".join(out) if out else None
+        return self.sections.get(key)
+
+
+_HEAD = re.compile(r"CREATE\s+OR\s+REPLACE\s+(VIEW|MACRO)\s+(?:(\w+)\.)?(\w+)\s*(?:\(([^)]*)\))?"
+                   r"\s+AS(?:\s+TABLE)?\s", re.I)
+
+
+def _parse_create(sql: str) -> tuple[str, str | None, str, list[str], exp.Query] | None:
+    """(kind, schema, name, parameters, body) from sqlglot's parse of the whole statement, or
+    None where this sqlglot version does not parse it as a CREATE (older ones: MACRO ... AS TABLE)."""
+    import sqlglot
+    from sqlglot import exp
+
+    log = logging.getLogger("sqlglot")
+    level = log.level
+    log.setLevel(logging.ERROR)    # not the "falling back to parsing as a Command" warning
+    try:
+        statements = [s for s in sqlglot.parse(sql, read="duckdb") if s is not None]
+    finally:
+        log.setLevel(level)
+    if len(statements) != 1 or not isinstance(statements[0], exp.Create) \
+            or statements[0].kind not in ("VIEW", "MACRO") or not isinstance(statements[0].expression, exp.Query):
+        return None
+    target = statements[0].this
+    if isinstance(target, exp.UserDefinedFunction):
+        return ("table_macro", target.this.db or None, target.this.name,
+                [p.name for p in target.expressions], statements[0].expression)
+    return "view", target.db or None, target.name, [], statements[0].expression
+
+
+def _parse_statement(path: Path, sql: str) -> tuple[str, str | None, str, list[str], exp.Query]:
+    import sqlglot
+
+    try:
+        parsed = _parse_create(sql)
+        if parsed is not None:
+            return parsed
+        # fallback: the head is simple enough to read as text; sqlglot parses the SELECT after it
+        m = _HEAD.match(sql)
+        if m is None:
+            raise ValueError(f"{path}: expected exactly one CREATE OR REPLACE VIEW/MACRO statement")
+        body = sqlglot.parse_one(sql[m.end():], read="duckdb")
+        params = [p.strip() for p in (m.group(4) or "").split(",") if p.strip()]
+        kind = "view" if m.group(1).upper() == "VIEW" else "table_macro"
+        return kind, m.group(2), m.group(3), params, body
+    except sqlglot.errors.SqlglotError as e:
+        raise ValueError(f"{path}: sqlglot cannot parse it: {str(e).splitlines()[0]}") from e
+
+
+def parse_file(path: Path, topic: str | None = None) -> SqlObject:
+    """Parse one library file into a :class:`SqlObject` (without inherited comments).
+
+    Raises:
+        ValueError: the file is not one CREATE OR REPLACE VIEW/MACRO of the object its name says.
+    """
+    text = path.read_text()
+    topic = topic or path.parent.name
+    start = re.search(r"^CREATE\b", text, re.I | re.M)
+    if start is None:
+        raise ValueError(f"{path}: no CREATE OR REPLACE VIEW/MACRO statement")
+    header_lines = [line[2:] for line in text[:start.start()].splitlines() if line.startswith("--")]
+    sql = text[start.start():].strip().rstrip(";").rstrip()
+    kind, schema, name, params, body = _parse_statement(path, sql)
+    schema = (schema or "main").lower()
+    expected_schema = INTERNAL_SCHEMA if topic == "_internal" else "main"
+    if name != path.stem or schema != expected_schema:
+        raise ValueError(f"{path}: declares {schema}.{name}, expected {expected_schema}.{path.stem}")
+    header = parse_header(header_lines)
+    columns, comments = [], {}
+    for proj in body.selects:
+        columns.append(proj.alias_or_name)
+        doc = " ".join(c.strip() for c in proj.comments or [] if c.strip())
+        if doc:
+            comments[proj.alias_or_name] = doc
+    return SqlObject(name=name, kind=kind, schema=schema, topic=topic, path=path, sql=sql,
+                     header="\n".join(line.strip() for line in header_lines), tree=body,
+                     sections=header.sections, summary=header.summary, parameters=params,
+                     columns=columns, column_comments=comments, dependencies=_references(body))
+
+
+def _references(body: exp.Expression) -> set[str]:
+    """Names of the tables and table-macro calls the body reads (CTE names excluded)."""
+    from sqlglot import exp
+
+    ctes = {c.alias_or_name.lower() for c in body.find_all(exp.CTE)}
+    names = set()
+    for table in body.find_all(exp.Table):
+        if isinstance(table.this, exp.Anonymous):        # table macro call: op_diff_between(a, b)
+            names.add(table.this.name.lower())
+        elif table.db or table.name.lower() not in ctes:
+            names.add(table.name.lower())
+    return names
 
 
 def load_library(root: Path | None = None) -> list[SqlObject]:
-    """Parse every ``queries/**/*.sql`` file.
+    """Parse every ``queries/**/*.sql`` file, in dependency order, with inherited column comments.
 
     Raises:
-        ValueError: a file does not declare exactly the object its name says.
+        ValueError: a file does not declare exactly the object its name says, or a dependency cycle.
     """
     root = root or sql_dir("queries")
-    objects = []
-    for path in sorted(root.glob("*/*.sql")):
-        text = path.read_text()
-        m = _CREATE.search(text)
-        if not m:
-            raise ValueError(f"{path}: no CREATE OR REPLACE VIEW/MACRO statement")
-        kind = "view" if m.group(1).upper() == "VIEW" else "table_macro"
-        schema = (m.group(2) or "main").lower()
-        name = m.group(3)
-        topic = path.parent.name
-        expected_schema = INTERNAL_SCHEMA if topic == "_internal" else "main"
-        if name != path.stem or schema != expected_schema:
-            raise ValueError(f"{path}: declares {schema}.{name}, expected {expected_schema}.{path.stem}")
-        header_lines = []
-        for line in text[:m.start()].splitlines():
-            if line.startswith("--"):
-                header_lines.append(line[2:].strip())
-        params = [p.strip() for p in (m.group(5) or "").split(",") if p.strip()]
-        comments = {}
-        for line in text[m.start():].splitlines():
-            cm = _COLUMN_COMMENT.search(line)
-            if cm:
-                comments[cm.group(1)] = cm.group(2)
-        objects.append(SqlObject(name, kind, schema, topic, path, text[m.start():].strip(),
-                                 "\n".join(header_lines), params, comments))
-    return _dependency_order(objects)
+    objects = [parse_file(path) for path in sorted(root.glob("*/*.sql"))]
+    by_name = {o.name: o for o in objects}
+    for o in objects:
+        o.dependencies = {d for d in o.dependencies if d in by_name and d != o.name}
+    ordered = _dependency_order(objects)
+    for o in ordered:
+        _inherit_comments(o, by_name)
+    return ordered
 
 
 def _dependency_order(objects: list[SqlObject]) -> list[SqlObject]:
     by_name = {o.name: o for o in objects}
-    deps = {o.name: {n for n in by_name if n != o.name and re.search(rf"\b{n}\b", o.sql)}
-            for o in objects}
     ordered, done = [], set()
 
     def visit(name: str, stack: tuple = ()) -> None:
@@ -104,7 +227,7 @@ def _dependency_order(objects: list[SqlObject]) -> list[SqlObject]:
             return
         if name in stack:
             raise ValueError(f"dependency cycle: {' -> '.join(stack + (name,))}")
-        for d in sorted(deps[name]):
+        for d in sorted(by_name[name].dependencies):
             visit(d, stack + (name,))
         done.add(name)
         ordered.append(by_name[name])
@@ -114,36 +237,112 @@ def _dependency_order(objects: list[SqlObject]) -> list[SqlObject]:
     return ordered
 
 
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
+def _inherit_comments(obj: SqlObject, by_name: dict[str, SqlObject]) -> None:
+    """Give an undocumented output column the comment of the library column it passes through.
+
+    Only a bare column reference qualifies (``x`` or ``t.x``, same name out as in), read from
+    the one FROM source or the source its qualifier names.
+    """
+    from sqlglot import exp
+
+    body = obj.tree
+    sources = {}
+    for node in [body.args.get("from_") or body.args.get("from")] + list(body.args.get("joins") or []):
+        if node is None:
+            continue
+        table = node.this
+        if isinstance(table, exp.Table):
+            name = (table.this.name if isinstance(table.this, exp.Anonymous) else table.name).lower()
+            sources[(table.alias_or_name or name).lower()] = name
+    for proj in body.selects:
+        col = proj.alias_or_name
+        inner = proj.this if isinstance(proj, exp.Alias) else proj
+        if col in obj.column_comments or not isinstance(inner, exp.Column) or inner.name != col:
+            continue
+        if inner.table:
+            source = sources.get(inner.table.lower())
+        else:
+            source = next(iter(sources.values())) if len(sources) == 1 else None
+        upstream = by_name.get(source or "")
+        if upstream is not None and col in upstream.column_comments:
+            obj.column_comments[col] = upstream.column_comments[col]
+            obj.inherited[col] = upstream.name
 
 
-def install(con: duckdb.DuckDBPyConnection, objects: list[SqlObject] | None = None) -> list[SqlObject]:
+def quote(text: str | None) -> str:
+    """A SQL string literal."""
+    return "'" + (text or "").replace("'", "''") + "'"
+
+
+def comment_statements(obj: SqlObject) -> list[str]:
+    """``COMMENT ON`` the object and each documented output column (re-run after every replace:
+    CREATE OR REPLACE drops the comments)."""
+    if obj.kind == "table_macro":
+        return [f"COMMENT ON MACRO TABLE {obj.qualified} IS {quote(obj.header)}"]
+    out = [f"COMMENT ON VIEW {obj.qualified} IS {quote(obj.header)}"]
+    out += [f'COMMENT ON COLUMN {obj.qualified}."{col}" IS {quote(obj.column_comments[col])}'
+            for col in obj.columns if col in obj.column_comments]
+    return out
+
+
+INSTALL_CACHE = "_install.json"
+
+
+def library_hash(root: Path | None = None) -> str:
+    """SHA-256 over the names and texts of the library's SQL files."""
+    root = root or sql_dir("queries")
+    h = hashlib.sha256()
+    for path in sorted(root.glob("*/*.sql")):
+        h.update(f"{path.parent.name}/{path.name}\0".encode() + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def install_plan(objects: list[SqlObject]) -> list[dict]:
+    """What :func:`install` executes per object, in dependency order, as plain data."""
+    return [{"name": o.name, "kind": o.kind, "schema": o.schema, "topic": o.topic, "file": o.path.name,
+             "sql": o.sql, "header": o.header, "grain": o.header_field("Grain"),
+             "parameters": ", ".join(o.parameters) or None, "comments": comment_statements(o)}
+            for o in objects]
+
+
+def cached_plan(root: Path | None = None) -> list[dict]:
+    """The install plan from ``queries/_install.json`` when it was made from these very files,
+    else parsed now."""
+    root = root or sql_dir("queries")
+    try:
+        data = json.loads((root / INSTALL_CACHE).read_text())
+        if data["hash"] == library_hash(root):
+            return data["objects"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return install_plan(load_library(root))
+
+
+def write_install_cache(root: Path | None = None) -> bool:
+    """(Re)write ``queries/_install.json``; True if it changed."""
+    root = root or sql_dir("queries")
+    text = json.dumps({"hash": library_hash(root), "objects": install_plan(load_library(root))},
+                      indent=1, ensure_ascii=False) + "\n"
+    path = root / INSTALL_CACHE
+    if path.exists() and path.read_text() == text:
+        return False
+    path.write_text(text)
+    return True
+
+
+def install(con: duckdb.DuckDBPyConnection, objects: list[SqlObject] | None = None) -> list[dict]:
     """Create or replace every library object, re-apply all comments, refresh ``tracedb_object``.
 
-    Runs inside the caller's transaction. Comments are re-applied after each replace because
-    CREATE OR REPLACE drops them (measured).
+    Runs inside the caller's transaction. One batch of statements for the objects and one for
+    the comments: separate executes per object cost noticeably on every ingest. Returns the
+    install plan (:func:`install_plan`).
     """
-    objects = objects if objects is not None else load_library()
-    con.execute(f"CREATE SCHEMA IF NOT EXISTS {INTERNAL_SCHEMA}")
-    # one statement batch per step (measured: 0.45 s per ingest as ~400 separate executes
-    # with a DESCRIBE per view)
-    con.execute("\n;\n".join(obj.sql.strip().rstrip(";") for obj in objects))
-    views = {(o.schema, o.name): o for o in objects if o.kind == "view"}
-    cols = con.execute("SELECT schema_name, table_name, column_name FROM duckdb_columns() "
-                       "WHERE database_name = current_database()").fetchall()
-    comments = []
-    for obj in objects:
-        kind = "VIEW" if obj.kind == "view" else "MACRO TABLE"
-        comments.append(f"COMMENT ON {kind} {obj.qualified} IS {_quote(obj.header)}")
-    for schema, table, col in cols:
-        obj = views.get((schema, table))
-        if obj is not None and col in obj.column_comments:
-            comments.append(f'COMMENT ON COLUMN {obj.qualified}."{col}" IS {_quote(obj.column_comments[col])}')
-    con.execute(";\n".join(comments))
+    plan = install_plan(objects) if objects is not None else cached_plan()
+    con.execute(CREATE_INTERNAL_SCHEMA)
+    con.execute(";\n".join(o["sql"] for o in plan))
+    con.execute(";\n".join(s for o in plan for s in o["comments"]))
     con.execute("DELETE FROM tracedb_object")
     con.executemany("INSERT INTO tracedb_object VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [[obj.name, obj.kind, obj.schema, obj.topic, obj.header_field("Grain"),
-                      obj.header, ", ".join(obj.parameters) or None,
-                      f"queries/{obj.topic}/{obj.path.name}"] for obj in objects])
-    return objects
+                    [[o["name"], o["kind"], o["schema"], o["topic"], o["grain"], o["header"], o["parameters"],
+                      f"queries/{o['topic']}/{o['file']}"] for o in plan])
+    return plan

@@ -22,28 +22,10 @@ def sql_dir(name: str) -> Path:
     return installed if installed.is_dir() else here.parent / name
 
 
-def split_statements(sql: str) -> list[str]:
-    """Split a SQL file at semicolons that end a line (our files put one statement per ';' line end)."""
-    parts, cur = [], []
-    for line in sql.splitlines():
-        cur.append(line)
-        if line.rstrip().endswith(";") and not line.lstrip().startswith("--"):
-            stmt = "\n".join(cur).strip()
-            if stmt.strip(";").strip():
-                parts.append(stmt)
-            cur = []
-    rest = "\n".join(cur).strip()
-    if rest and any(not ln.strip().startswith("--") for ln in rest.splitlines() if ln.strip()):
-        parts.append(rest)
-    return parts
-
-
 def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create every table of ``schema/*.sql`` that is missing and (re)write its comments."""
     for path in sorted(sql_dir("schema").glob("*.sql")):
-        for stmt in split_statements(path.read_text()):
-            con.execute(stmt)
-    con.execute("CREATE SCHEMA IF NOT EXISTS tracedb_internal")
+        con.execute(path.read_text())   # DuckDB runs a whole multi-statement file in one call
     for key, value in (("schema_version", SCHEMA_VERSION), ("storage_version", STORAGE_VERSION),
                        ("tracedb_version", __version__)):
         con.execute("INSERT OR REPLACE INTO tracedb_meta VALUES (?, ?)", [key, value])

@@ -40,14 +40,6 @@ def spark_name(name: str, schema: str | None) -> str:
     return f"{INTERNAL_SCHEMA}__{name}" if (schema or "").lower() == INTERNAL_SCHEMA else name
 
 
-def _body(obj: SqlObject) -> exp.Expression:
-    """The SELECT of a ``CREATE OR REPLACE VIEW/MACRO … AS [TABLE]`` file, as a sqlglot tree."""
-    sql = obj.sql.rstrip().rstrip(";")
-    marker = " AS TABLE" if obj.kind == "table_macro" else " AS"
-    head_end = sql.upper().find(marker, sql.upper().find(obj.name.upper()))
-    return sqlglot.parse_one(sql[head_end + len(marker):], read="duckdb")
-
-
 def _rewrite(tree: exp.Expression, macros: dict[str, tuple[list[str], exp.Expression]]) -> exp.Expression:
     def fix(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Table):
@@ -80,7 +72,7 @@ def transpile_library(objects: list[SqlObject] | None = None) -> tuple[dict[str,
     failed: dict[str, str] = {}
     for obj in objects:
         try:
-            tree = _rewrite(_body(obj), macros)
+            tree = _rewrite(obj.body, macros)
             if obj.kind == "table_macro":
                 macros[obj.name.lower()] = (obj.parameters, tree)
                 continue

@@ -64,14 +64,6 @@ def json_us_to_ns(expr: str) -> str:
             f"TRY_CAST(round({approx}) AS BIGINT))")
 
 
-def scaled_text_to_int(expr: str, factor: int) -> str:
-    """SQL: a decimal number in some unit (text) times ``factor`` -> BIGINT, exact to 3 decimals
-    of the unit (e.g. MB x 1048576 -> bytes, 10 ns ticks x 10 -> ns)."""
-    t = clean_text(expr)
-    return (f"COALESCE(TRY_CAST(round(TRY_CAST({t} AS DECIMAL(38, 6)) * {factor}) AS BIGINT), "
-            f"TRY_CAST(round(TRY_CAST({t} AS DOUBLE) * {factor}) AS BIGINT))")
-
-
 def int_text(expr: str) -> str:
     """SQL: an integer-valued cell (text) -> BIGINT, NULL for N/A and blanks."""
     return f"TRY_CAST(TRY_CAST(trim(CAST({expr} AS VARCHAR), {_STRIP}) AS DOUBLE) AS BIGINT)"

@@ -3,8 +3,9 @@
 -- Grain:     one row per link row that belongs to an op (link.op_name, link.op_ts_ns not NULL).
 -- Source:    link (trace_view.json Plane threads).
 -- Reference: CANN msprof communication_parser / communication_matrix_parser (analyses.md §4.1,
---            §5.1). Tasks of one (op execution, plane) are ordered by start. SDMA transit task:
---            Memcpy/Reduce_Inline with transport SDMA. RDMA window: a run of consecutive
+--            §5.1). Tasks of one (op execution, plane) are ordered by start. SDMA copy:
+--            Memcpy/Reduce_Inline with transport SDMA; SDMA transit: an SDMA copy whose link type
+--            is not ON_CHIP (on-chip copies count in comm_matrix only). RDMA window: a run of consecutive
 --            RDMA_SEND_PAYLOAD tasks (link.rdma_type; without it, RDMASend tasks with transport
 --            RDMA and size > 0) closed by the task payload_count + k − 2 positions after the run
 --            start (k = 3 for send/receive ops, 5 otherwise); window time = closing task end −
@@ -12,7 +13,7 @@
 --            run without its closing task transfers nothing. Master plane: the only plane;
 --            else plane 0 if it has an RDMA task, else plane 1 (else the lowest plane) — CANN
 --            8.0 get_main_plane_id, which is what matches the corpus communication.json.
--- Units:     *_ns integer nanoseconds; *_bytes bytes.
+-- Units:     *_ns integer nanoseconds; *_bytes bytes; *_count tasks.
 CREATE OR REPLACE VIEW tracedb_internal.comm_task AS
 WITH task AS (
     SELECT
@@ -100,7 +101,7 @@ SELECT
     t.size_bytes::BIGINT                               AS size_bytes,          -- task size, bytes
     (t.plane_id = p.master_plane_id)::BOOLEAN          AS is_master_plane,     -- the task is on the op's master plane
     (w.first_seq IS NOT NULL)::BOOLEAN                 AS in_rdma_window,      -- consumed by an RDMA window (not counted as wait)
-    (t.seq = w.first_seq)::BOOLEAN                     AS starts_rdma_window,  -- first payload of an RDMA window
+    coalesce(t.seq = w.first_seq, false)::BOOLEAN      AS starts_rdma_window,  -- first payload of an RDMA window (false outside windows)
     CASE WHEN t.seq = w.first_seq THEN w.window_ns END::BIGINT
                                                        AS rdma_window_ns,      -- window time on its first payload row, ns
     CASE WHEN t.seq = w.first_seq THEN w.size_bytes END::BIGINT
@@ -108,7 +109,10 @@ SELECT
     CASE WHEN t.seq = w.first_seq THEN w.payload_count END::BIGINT
                                                        AS rdma_payload_count,  -- payload tasks in the window, on its first payload row
     (w.first_seq IS NULL AND t.task_name IN ('Memcpy', 'Reduce_Inline') AND t.transport_type = 'SDMA')::BOOLEAN
-                                                       AS is_sdma_copy         -- SDMA copy task (ON_CHIP included)
+                                                       AS is_sdma_copy,        -- SDMA copy task (ON_CHIP included)
+    (w.first_seq IS NULL AND t.task_name IN ('Memcpy', 'Reduce_Inline') AND t.transport_type = 'SDMA'
+     AND t.link_type IS DISTINCT FROM 'ON_CHIP')::BOOLEAN
+                                                       AS is_sdma_transit      -- SDMA copy off chip: counted as transit (comm_op, comm_bandwidth)
 FROM task AS t
 JOIN planes AS p
     ON p.run_id = t.run_id AND p.rank = t.rank AND p.file_id = t.file_id

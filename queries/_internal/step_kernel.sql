@@ -3,6 +3,8 @@
 --            step are dropped when the rank has steps (torch_npu step_trace_time.csv drops slices
 --            whose start is in no step); a rank without any step keeps all kernels (step NULL).
 -- Source:    kernel (kernel_details.csv / trace_view.json / Kineto kernel events).
+-- Reference: kernels belong to the step of kernel.step (by kernel start, no clipping), as in
+--            torch_npu step_trace_time.csv.
 -- Units:     *_ns integer nanoseconds since the epoch.
 CREATE OR REPLACE VIEW tracedb_internal.step_kernel AS
 WITH stepped_rank AS (

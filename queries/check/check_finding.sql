@@ -1,8 +1,10 @@
 -- check_finding — consistency findings over the whole database; `tracedb check` prints them.
 -- Grain:     one row per finding (severity error or warning) of one check on a run, rank, step.
--- Source:    step_breakdown, step_breakdown_check, comm_op_check, kernel, event, step, rank.
+-- Source:    step_breakdown, step_breakdown_check, comm_op_check, kernel, event, step, rank, source_file.
 -- Reference: errors: the step tiling invariant (computing + not overlapped + free = stage + bubble,
---            torch_npu step_trace_time.csv), negative durations. Warnings: difference to the
+--            torch_npu step_trace_time.csv), negative durations, two captures in one rank (two
+--            files of a one-per-rank format, e.g. two trace_view.json; tracedb ingest refuses
+--            them, older databases may hold them). Warnings: difference to the
 --            profiler's own step_trace_time.csv beyond max(500 ns, 0.05 %), kernels outside every
 --            step, kernels longer than their step, step starts skewed across ranks by more than
 --            1 s, a step starting before the previous one ends, ranks missing from a run
@@ -24,6 +26,13 @@ WITH findings AS (
            'step_breakdown differs from step_trace_time.csv beyond max(500 ns, 0.05 %)'
     FROM step_breakdown_check
     WHERE has_reference AND NOT matches_profiler
+    UNION ALL
+    SELECT 'error', 'two_captures', r.run_name, f.rank, NULL, NULL,
+           CAST(count(*) AS VARCHAR) || ' ' || f.format || ' files in one rank: ' || string_agg(f.path, ', ' ORDER BY f.path)
+    FROM source_file AS f JOIN run AS r ON r.run_id = f.run_id
+    WHERE f.format NOT IN ('hccl_trace', 'msprof_timeline')
+    GROUP BY r.run_name, f.rank, f.format
+    HAVING count(*) > 1
     UNION ALL
     SELECT 'error', 'negative_duration', r.run_name, k.rank, k.step, k.dur_ns,
            'kernel ' || k.name || ' has a negative duration'

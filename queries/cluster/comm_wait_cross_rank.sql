@@ -10,7 +10,7 @@
 --            fastest rank's duration, wait = own duration − transmit, late start = own start −
 --            earliest start. complete = every rank of the group has this instance (the recipe
 --            drops instances whose counts differ across ranks).
--- Units:     *_ns integer nanoseconds.
+-- Units:     *_ns integer nanoseconds; *_count ranks.
 CREATE OR REPLACE VIEW comm_wait_cross_rank AS
 WITH ops AS (
     SELECT

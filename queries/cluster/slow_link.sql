@@ -9,7 +9,8 @@
 --            msprof-analyze 5 % rule (advisor slow link, analyses.md §5.3): the link is more than
 --            5 % below the transport's median; MindInsight rule: more than 20 % below the mean;
 --            z-score with the population standard deviation (recipe slow_link uses mean ± 3σ).
--- Units:     transit_size_bytes bytes; transit_ns integer ns; *_gbps GB/s (10^9 B/s).
+-- Units:     transit_size_bytes bytes; transit_ns integer ns; *_gbps GB/s (10^9 B/s);
+--            *_ratio plain ratio; *_count links.
 CREATE OR REPLACE VIEW slow_link AS
 WITH per_link AS (
     SELECT run_name, step, group_name, src_rank, dst_rank, transport_type,

@@ -9,7 +9,7 @@
 --            mindinsight_slow_20pct. The excess over the median says where the time went:
 --            slowest_part = the one of computing / communication_not_overlapped / free with the
 --            largest excess.
--- Units:     *_ns integer nanoseconds (medians and means rounded to ns); ratios are plain numbers.
+-- Units:     *_ns integer nanoseconds (medians and means rounded to ns); *_ratio plain ratio; *_count ranks.
 CREATE OR REPLACE VIEW slow_rank AS
 WITH per_rank AS (
     SELECT

@@ -11,7 +11,7 @@
 --            packets above 32 MB (HCCS, PCIE, SIO, SDMA) or 0.5 MB (RDMA, one packet per window),
 --            decimal MB; the profiler writes 0 for SDMA.
 -- Units:     *_bytes bytes; *_ns integer nanoseconds; bandwidth_gbps GB/s (10^9 B/s);
---            large_packet_ratio 0–1.
+--            large_packet_ratio 0–1; *_count transfers.
 CREATE OR REPLACE VIEW comm_bandwidth AS
 WITH op AS (
     SELECT run_id, rank, file_id, op_ts_ns, op_name, any_value(step) AS step, any_value(group_name) AS group_name
@@ -29,7 +29,7 @@ packet AS (
         coalesce(size_bytes, 0) AS size_bytes,
         dur_ns AS transit_ns
     FROM tracedb_internal.comm_task
-    WHERE is_sdma_copy AND link_type IS DISTINCT FROM 'ON_CHIP'
+    WHERE is_sdma_transit
     UNION ALL
     SELECT run_id, rank, file_id, op_ts_ns, op_name, 'RDMA', rdma_window_bytes, rdma_window_ns
     FROM tracedb_internal.comm_task

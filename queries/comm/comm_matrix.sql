@@ -10,7 +10,7 @@
 --            Ranks are group-local. Σ over the ops of a type = the "<type>-total" entries
 --            (comm_matrix_summary).
 -- Units:     *_bytes bytes; *_ns integer nanoseconds; bandwidth_gbps = bytes / ns (GB/s), 4
---            decimals.
+--            decimals; *_count transfers.
 CREATE OR REPLACE VIEW comm_matrix AS
 WITH packet AS (
     SELECT

@@ -12,7 +12,7 @@
 --            middle = position ⌊n/2⌋ (0-based), bottomK = K-th from the end; total sums size and
 --            time and recomputes bandwidth. Sum only total rows.
 -- Units:     *_bytes bytes; *_ns integer nanoseconds; bandwidth_gbps = bytes / ns (GB/s), 4
---            decimals.
+--            decimals; *_count executions.
 CREATE OR REPLACE VIEW comm_matrix_summary AS
 WITH typed AS (
     SELECT

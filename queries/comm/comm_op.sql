@@ -30,9 +30,8 @@ WITH op AS (
 master AS (
     SELECT
         *,
-        (is_sdma_copy AND link_type IS DISTINCT FROM 'ON_CHIP') AS is_sdma_transit,
-        min(CASE WHEN (is_sdma_copy AND link_type IS DISTINCT FROM 'ON_CHIP') OR starts_rdma_window
-                 THEN seq END) OVER (PARTITION BY run_id, rank, file_id, op_ts_ns, op_name) AS first_transit_seq
+        min(CASE WHEN is_sdma_transit OR starts_rdma_window THEN seq END)
+            OVER (PARTITION BY run_id, rank, file_id, op_ts_ns, op_name) AS first_transit_seq
     FROM tracedb_internal.comm_task
     WHERE is_master_plane
 ),

@@ -6,18 +6,18 @@
 -- Units:     *_ns integer nanoseconds; *_ratio plain ratio.
 CREATE OR REPLACE VIEW op_diff AS
 SELECT
-    baseline_run,         -- baseline run name (run.role = baseline)
-    comparison_run,       -- comparison run name (run.role = comparison)
-    op_type,              -- op type
-    baseline_calls,       -- kernel count in the baseline run
-    baseline_total_ns,    -- total device time in the baseline run, ns
-    baseline_avg_ns,      -- average kernel time in the baseline run, ns
-    comparison_calls,     -- kernel count in the comparison run
-    comparison_total_ns,  -- total device time in the comparison run, ns
-    comparison_avg_ns,    -- average kernel time in the comparison run, ns
-    diff_total_ns,        -- comparison − baseline total device time, ns
-    diff_calls,           -- comparison − baseline kernel count
-    total_ratio           -- comparison / baseline total time; NULL when the baseline has none
+    baseline_run,
+    comparison_run,
+    op_type,
+    baseline_calls,
+    baseline_total_ns,
+    baseline_avg_ns,
+    comparison_calls,
+    comparison_total_ns,
+    comparison_avg_ns,
+    diff_total_ns,
+    diff_calls,
+    total_ratio
 FROM op_diff_between(
     (SELECT min(run_name) FROM run WHERE role = 'baseline'),
     (SELECT min(run_name) FROM run WHERE role = 'comparison')

@@ -22,9 +22,9 @@ comparison AS (
 joined AS (
     SELECT
         coalesce(b.op_type, c.op_type) AS op_type,
-        coalesce(b.calls, 0) AS baseline_calls,
+        coalesce(b.call_count, 0) AS baseline_calls,
         coalesce(b.total_ns, 0) AS baseline_total_ns,
-        coalesce(c.calls, 0) AS comparison_calls,
+        coalesce(c.call_count, 0) AS comparison_calls,
         coalesce(c.total_ns, 0) AS comparison_total_ns
     FROM baseline AS b
     FULL OUTER JOIN comparison AS c
@@ -45,6 +45,6 @@ SELECT
     (comparison_total_ns - baseline_total_ns)::BIGINT       AS diff_total_ns,        -- comparison − baseline total device time, ns
     (comparison_calls - baseline_calls)::BIGINT             AS diff_calls,           -- comparison − baseline kernel count
     CASE WHEN baseline_total_ns > 0
-         THEN comparison_total_ns::DOUBLE / baseline_total_ns END AS total_ratio     -- comparison / baseline total time; NULL when the baseline has none
+         THEN comparison_total_ns::DOUBLE / baseline_total_ns END::DOUBLE AS total_ratio     -- comparison / baseline total time; NULL when the baseline has none
 FROM joined
 ORDER BY diff_total_ns DESC, op_type;

@@ -17,9 +17,10 @@
 --            the step is [start_point, end_point) × 10 ns, iteration_interval = fp − start,
 --            fp_and_bp = bp − fp, tail = end − bp; its comm-op columns are the communication
 --            intervals; computing, overlap and free are NULL unless computing kernels are known.
--- Units:     *_ns integer nanoseconds; computing + not overlapped + free = stage + bubble.
+-- Units:     *_ns integer nanoseconds; *_count kernels and ops; computing + not overlapped + free = stage + bubble.
 CREATE OR REPLACE VIEW step_breakdown AS
-WITH window_per_step AS (
+WITH kernel_span AS (
+    -- first kernel start, last kernel end and kernel counts of each step
     SELECT run_id, rank, step, min(start_ns) AS start_ns, max(end_ns) AS end_ns,
            count(*) AS kernel_count,
            count_if(is_communication) AS communication_op_count,
@@ -36,9 +37,9 @@ computing AS (
 ),
 communication AS (
     SELECT run_id, rank, step,
-           sum(exclusive_ns) AS communication_ns,
-           sum(exclusive_overlapped_ns) AS overlapped_ns
-    FROM tracedb_internal.comm_exclusive
+           sum(booked_ns) AS communication_ns,
+           sum(booked_overlapped_ns) AS overlapped_ns
+    FROM tracedb_internal.comm_booked
     GROUP BY run_id, rank, step
 ),
 mindspore_step AS (
@@ -47,7 +48,8 @@ mindspore_step AS (
     FROM step
     WHERE fp_ns IS NOT NULL OR bp_ns IS NOT NULL
 ),
-windows AS (
+step_window AS (
+    -- the step window: the kernel span, or the MindSpore step_trace_raw window when there is one
     SELECT
         coalesce(w.run_id, m.run_id) AS run_id,
         coalesce(w.rank, m.rank) AS rank,
@@ -57,11 +59,8 @@ windows AS (
         coalesce(w.kernel_count, 0) AS kernel_count,
         coalesce(w.communication_op_count, 0) AS communication_op_count,
         coalesce(w.bubble_ns, 0) AS bubble_ns,
-        m.fp_ns, m.bp_ns,
-        -- computing is known when the step has computing kernels or is not a MindSpore
-        -- step_trace_raw step (which has communication intervals only)
-        (m.run_id IS NULL OR coalesce(w.kernel_count, 0) > coalesce(w.communication_op_count, 0)) AS has_computing
-    FROM window_per_step AS w
+        m.fp_ns, m.bp_ns
+    FROM kernel_span AS w
     FULL OUTER JOIN mindspore_step AS m
         ON m.run_id = w.run_id AND m.rank = w.rank AND m.step = w.step
 ),
@@ -74,12 +73,15 @@ first_host_op AS (
 parts AS (
     SELECT
         w.run_id, w.rank, w.step, w.start_ns, w.end_ns, w.kernel_count, w.communication_op_count,
-        w.bubble_ns, w.fp_ns, w.bp_ns, w.has_computing,
+        w.bubble_ns, w.fp_ns, w.bp_ns,
+        -- computing is unknown in a MindSpore step_trace_raw step without computing kernels
+        -- (communication intervals only), as in free_time and uncovered_communication
+        u.run_id IS NULL AS has_computing,
         coalesce(c.computing_ns, 0) AS computing_ns,
         coalesce(m.communication_ns, 0) AS communication_ns,
         coalesce(m.overlapped_ns, 0) AS overlapped_ns,
         coalesce(s.host_start_ns, CASE WHEN w.step IS NULL THEN f.ts_ns END) AS host_start_ns
-    FROM windows AS w
+    FROM step_window AS w
     LEFT JOIN computing AS c
         ON c.run_id = w.run_id AND c.rank = w.rank AND c.step IS NOT DISTINCT FROM w.step
     LEFT JOIN communication AS m
@@ -88,6 +90,8 @@ parts AS (
         ON s.run_id = w.run_id AND s.rank = w.rank AND s.step = w.step
     LEFT JOIN first_host_op AS f
         ON f.run_id = w.run_id AND f.rank = w.rank
+    LEFT JOIN tracedb_internal.comm_only_step AS u
+        ON u.run_id = w.run_id AND u.rank = w.rank AND u.step = w.step
 )
 SELECT
     r.run_name::VARCHAR                                                 AS run_name,                                         -- run name (run.run_name)

@@ -16,15 +16,15 @@ SELECT
     x.group_name::VARCHAR                                          AS group_name,         -- HCCL group; NULL if unknown
     x.start_ns::BIGINT                                             AS start_ns,           -- op start, ns since the epoch
     x.dur_ns::BIGINT                                               AS dur_ns,             -- op duration, ns
-    CASE WHEN u.run_id IS NULL THEN x.exclusive_ns - x.exclusive_overlapped_ns END::BIGINT
+    CASE WHEN u.run_id IS NULL THEN x.booked_ns - x.booked_overlapped_ns END::BIGINT
                                                                    AS uncovered_ns,       -- part not overlapped by computing nor already booked to an earlier op, ns; NULL when computing is unknown (MindSpore step_trace_raw)
     CASE WHEN u.run_id IS NULL THEN x.dur_ns - x.self_overlapped_ns END::BIGINT
                                                                    AS uncovered_self_ns,  -- part of the op not overlapped by computing, ns; NULL when computing is unknown
     CASE WHEN u.run_id IS NULL THEN x.self_overlapped_ns END::BIGINT
                                                                    AS overlapped_ns,      -- part of the op overlapped by computing, ns; NULL when computing is unknown
     CASE WHEN x.dur_ns > 0 AND u.run_id IS NULL
-         THEN (x.dur_ns - x.self_overlapped_ns)::DOUBLE / x.dur_ns END  AS uncovered_ratio     -- uncovered_self_ns / dur_ns (0–1); NULL for zero-length ops and unknown computing
-FROM tracedb_internal.comm_exclusive AS x
+         THEN (x.dur_ns - x.self_overlapped_ns)::DOUBLE / x.dur_ns END::DOUBLE AS uncovered_ratio     -- uncovered_self_ns / dur_ns (0–1); NULL for zero-length ops and unknown computing
+FROM tracedb_internal.comm_booked AS x
 JOIN run AS r
     ON r.run_id = x.run_id
 LEFT JOIN tracedb_internal.comm_only_step AS u

@@ -143,8 +143,7 @@ class _Command:
             raise
         except duckdb.Error as e:
             raise translate_read_error(e, str(f.path)) from e
-        except (RecursionError, ValueError, TypeError, KeyError, IndexError, UnicodeError, OverflowError,
-                OSError) as e:
+        except Exception as e:   # noqa: BLE001 - the one error boundary of every reader
             raise InputError(f"cannot read: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
                              file=str(f.path), hint="the file is malformed; re-export it from the profiler.") from e
         if timed:

@@ -68,7 +68,6 @@ class Catalog:
         self.replace = replace
         self.say = say
         self.skipped: list[str] = []
-        self.ingested: list[str] = []
         self.dropped_ranks: set[tuple[int, int]] = set()
         # hashes files while they are parsed (see claim); hashlib releases the GIL
         self.hasher = ThreadPoolExecutor(1, thread_name_prefix="tracedb-sha256")
@@ -177,12 +176,16 @@ class Catalog:
     def settle(self, run_id: int, rank: int, fmt: str, path: Path) -> None:
         """Refuse a second capture on (run, rank): another file of a one-file format (or another
         content at the same path of a multi-file format); with ``replace``, drop it instead."""
-        if fmt in MULTI_FILE_FORMATS:
-            old = self.con.execute("SELECT file_id, path FROM source_file WHERE run_id = ? AND rank = ? AND format = ? "
-                                   "AND path = ?", [run_id, rank, fmt, str(path.resolve())]).fetchall()
-        else:
-            old = self.con.execute("SELECT file_id, path FROM source_file WHERE run_id = ? AND rank = ? "
-                                   "AND format = ?", [run_id, rank, fmt]).fetchall()
+        # a file of the same one-per-rank format, the same path of a multi-file format, or a
+        # file of the other platform (a Kineto trace on a rank with Ascend files, or the reverse)
+        old = self.con.execute("""
+            SELECT file_id, path FROM source_file
+            WHERE run_id = $run_id AND rank = $rank
+              AND CASE WHEN list_contains($multi, $fmt) THEN format = $fmt AND path = $path
+                       ELSE format = $fmt OR ((format = 'kineto') <> ($fmt = 'kineto')) END
+            ORDER BY file_id
+        """, {"run_id": run_id, "rank": rank, "fmt": fmt, "path": str(path.resolve()),
+              "multi": list(MULTI_FILE_FORMATS)}).fetchall()
         if not old:
             return
         if not self.replace:
@@ -207,4 +210,3 @@ class Catalog:
         self.con.execute("INSERT INTO source_file VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          [claim.file_id, run_id, rank, fmt, str(path.resolve()), path.stat().st_size, sha, rows,
                           now()])
-        self.ingested.append(str(path))

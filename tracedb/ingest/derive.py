@@ -5,6 +5,10 @@ the top of the repository (installed as ``tracedb/_derive``): the numbered files
 with the DuckDB variables ``run_id`` and ``rank`` set; each rebuilds its rows of the rank
 (DELETE + INSERT), so the result does not depend on the order the files arrived in, in one
 command or several. ``_macros.sql`` holds the temporary macros the readers and the steps share.
+
+A step whose header has a ``-- when: <query>`` line runs only when that query returns true
+(e.g. the Kineto steps only for ranks with a Kineto trace): a step with nothing to do would
+still scan the rank's events. The steps stay correct when run without their guard.
 """
 from __future__ import annotations
 
@@ -16,9 +20,15 @@ from ..schema import sql_dir
 
 
 @lru_cache(maxsize=1)
-def _steps() -> tuple[tuple[str, str], ...]:
-    folder = sql_dir("derive")
-    return tuple((p.stem, p.read_text()) for p in sorted(folder.glob("[0-9]*.sql")))
+def _steps() -> tuple[tuple[str, str | None, str], ...]:
+    """(name, guard query or None, SQL) of every numbered derive file, in order."""
+    out = []
+    for path in sorted(sql_dir("derive").glob("[0-9]*.sql")):
+        sql = path.read_text()
+        guard = next((line[len("-- when:"):].strip() for line in sql.splitlines()
+                      if line.startswith("-- when:")), None)
+        out.append((path.stem, guard, sql))
+    return tuple(out)
 
 
 def install_macros(con: duckdb.DuckDBPyConnection) -> None:
@@ -31,5 +41,6 @@ def run(con: duckdb.DuckDBPyConnection, run_id: int, rank: int) -> None:
     steps, Kineto memory events, the rank's device id."""
     con.execute(f"SET VARIABLE run_id = {int(run_id)}")
     con.execute(f"SET VARIABLE rank = {int(rank)}")
-    for _name, sql in _steps():
-        con.execute(sql)
+    for _name, guard, sql in _steps():
+        if guard is None or con.execute(guard).fetchone()[0]:
+            con.execute(sql)

@@ -2,10 +2,9 @@
 
 DuckDB's CSV reader parses the file (all columns as text); columns are matched by header name
 through :mod:`tracedb.ingest.fieldmaps.kernel_details`. Start times carry a trailing TAB and
-are parsed exactly to integer ns; shapes lose their literal quotes. ``line`` keeps the file
-order (the kernel table's kernel_id): nothing in the INSERT may be a join, which would give
-up that order (see :func:`tracedb.timeconv.clean_text`). The trace's task type, stream and
-group and the window step are added by the derive step, whatever order the files come in.
+are parsed exactly to integer ns; shapes lose their literal quotes. The rows are stored in
+file order (the kernel table's kernel_id). The trace's task type, stream and group and the
+window step are added by the derive step, whatever order the files come in.
 """
 from __future__ import annotations
 
@@ -61,12 +60,15 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
 
 
 def _insert(con: duckdb.DuckDBPyConnection, f: SourceFile, csv: CsvFile) -> int:
-    """The one streaming INSERT of the file's rows (``line``: file order)."""
+    """The one streaming INSERT of the file's rows."""
     e = column_exprs(csv.header, csv)
     cores = " OR ".join(f"upper(coalesce({e['accelerator_core']}, '')) = '{c}'" for c in COMMUNICATION_CORES)
+    # One parallel INSERT straight from the CSV reader, which keeps the file order (the table's
+    # row order is kernel_id, see derive/020): nothing in it may be a join, which would give up
+    # that order (see timeconv.clean_text), nor a window, which runs on one thread.
     return run(con, csv, f"""
             INSERT INTO kernel_details_row BY NAME
-            SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, row_number() OVER () AS line,
+            SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id,
                    {e['step']} AS step, {e['name']} AS name, {e['op_type']} AS op_type,
                    {e['accelerator_core']} AS accelerator_core, {e['device_id']} AS device_id,
                    nullif({e['stream_id']}, 'N/A') AS stream_id, {e['ts_ns']} AS ts_ns, {e['dur_ns']} AS dur_ns,
@@ -80,10 +82,12 @@ def _insert(con: duckdb.DuckDBPyConnection, f: SourceFile, csv: CsvFile) -> int:
 
 def _reject_bad_row(con: duckdb.DuckDBPyConnection, f: SourceFile) -> None:
     bad = con.execute("""
-        SELECT line + 1, ts_ns IS NULL, dur_ns IS NULL, dur_ns < 0 FROM kernel_details_row
-        WHERE file_id = ? AND (ts_ns IS NULL OR dur_ns IS NULL OR dur_ns < 0 OR name IS NULL)
-        ORDER BY line LIMIT 1
-    """, [f.file_id]).fetchone()
+        SELECT rowid - (SELECT min(rowid) FROM kernel_details_row WHERE file_id = $file_id) + 2,
+               ts_ns IS NULL, dur_ns IS NULL, dur_ns < 0
+        FROM kernel_details_row
+        WHERE file_id = $file_id AND (ts_ns IS NULL OR dur_ns IS NULL OR dur_ns < 0 OR name IS NULL)
+        ORDER BY rowid LIMIT 1
+    """, {"file_id": f.file_id}).fetchone()
     if not bad:
         return
     line, no_ts, no_dur, negative = bad

@@ -1,7 +1,7 @@
 """One input file as a reader sees it."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -24,4 +24,3 @@ class SourceFile:
     split: bool = True                    # large arrays may be read as parallel slices
     bar: Callable[[str, float], None] | None = None
     assign_rank: Callable[[dict], int] | None = None
-    extra: dict = field(default_factory=dict)

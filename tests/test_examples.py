@@ -1,0 +1,100 @@
+"""Every example a user can copy runs: the README's shell blocks and every command's --help
+examples, in a sandbox whose folders carry the example names (gpu_run, npu_run, job/ …).
+
+Each block runs in order on a fresh copy of a database that already holds gpu_run (baseline,
+the Kineto fixtures), npu_run (comparison, the level1 Ascend fixture) and old_run; every command
+must exit 0 (``tracedb check`` may exit 1: it reports findings)."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+
+from conftest import FIXTURES, ROOT
+from tracedb.cli import app
+
+SANDBOX = {   # example folder → fixture
+    "gpu_run": "kineto",
+    "gpu_traces": "kineto",
+    "npu_run": "ascend/level1",
+    "run_a": "ascend/level1",
+    "run_b": "ascend/level1_2024_rank0_ascend_pt",
+    "job/rank0_ascend_pt": "ascend/level1/rank0_ascend_pt",
+    "job/rank1_ascend_pt": "ascend/level1/rank1_ascend_pt",
+    "old": "ascend/level0_rank0_ascend_pt",
+}
+PREPARE = ["tracedb ingest ./gpu_run --role baseline", "tracedb ingest ./npu_run --role comparison",
+           "tracedb ingest ./old --run old_run"]
+
+
+def readme_blocks() -> list[tuple[str, list[str]]]:
+    """The README's ```sh blocks: the tracedb / duckdb / cd command lines of each."""
+    text = (ROOT / "README.md").read_text()
+    out = []
+    for i, block in enumerate(re.findall(r"```sh\n(.*?)```", text, re.S)):
+        cmds = [re.sub(r"\s+#.*$", "", line).strip() for line in block.splitlines()]
+        cmds = [c for c in cmds if c.startswith(("tracedb ", "duckdb ", "cd "))]
+        if cmds:
+            out.append((f"README block {i}", cmds))
+    return out
+
+
+def help_blocks() -> list[tuple[str, list[str]]]:
+    """The Example(s) lines of every command's --help."""
+    def walk(cmd, path):
+        yield path, cmd
+        for name, sub in getattr(cmd, "commands", {}).items():
+            yield from walk(sub, path + [name])
+
+    out = []
+    for path, cmd in walk(typer.main.get_command(app), ["tracedb"]):
+        m = re.search(r"Examples?:(.*)", cmd.help or "", re.S)
+        if m:
+            cmds = [line.strip() for line in m.group(1).splitlines() if line.strip().startswith("tracedb ")]
+            out.append((" ".join(path) + " --help", cmds))
+    return out
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory):
+    """A sandbox folder with the example inputs, a `tracedb` and a `duckdb` on PATH, and a
+    database holding gpu_run, npu_run and old_run."""
+    root = tmp_path_factory.mktemp("examples")
+    for name, fixture in SANDBOX.items():
+        shutil.copytree(FIXTURES / fixture, root / "inputs" / name)
+    bin_dir = root / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "tracedb").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m tracedb.cli "$@"\n')
+    (bin_dir / "tracedb").chmod(0o755)
+    duckdb_cli = Path(sys.executable).parent / "duckdb"
+    if duckdb_cli.exists():
+        (bin_dir / "duckdb").symlink_to(duckdb_cli)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+           "PYTHONPATH": str(ROOT), "TRACEDB_DB": str(root / "prepared.duckdb")}
+    for cmd in PREPARE:
+        res = subprocess.run(cmd, shell=True, cwd=root / "inputs", env=env, capture_output=True, text=True)
+        assert res.returncode == 0, (cmd, res.stderr)
+    return root, env, duckdb_cli.exists()
+
+
+@pytest.mark.parametrize("where,cmds", readme_blocks() + help_blocks(), ids=lambda v: v if isinstance(v, str) else "")
+def test_example_runs(prepared, tmp_path, where, cmds):
+    root, env, have_duckdb = prepared
+    if any("duckdb " in c and not c.startswith("tracedb ") for c in cmds) and not have_duckdb:
+        pytest.skip("the DuckDB CLI (test extra duckdb-cli) is not installed")
+    work = tmp_path / "work"
+    shutil.copytree(root / "inputs", work)
+    shutil.copy(root / "prepared.duckdb", work / "tracedb.duckdb")
+    env = {**env, "TRACEDB_DB": str(work / "tracedb.duckdb")}
+    assert cmds, where
+    for cmd in cmds:
+        res = subprocess.run(cmd, shell=True, cwd=work, env=env, capture_output=True, text=True, timeout=300)
+        ok = (0, 1) if cmd.split()[:2] == ["tracedb", "check"] else (0,)
+        assert res.returncode in ok, f"{where}: `{cmd}` exited {res.returncode}: {res.stderr[-1500:]}"
+        assert "Traceback" not in res.stderr, f"{where}: `{cmd}`: {res.stderr[-1500:]}"
