@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from ..errors import InputError
+from .sources.errors import printable
 
 _INFO = re.compile(r"^profiler_info(?:_(\d+))?\.json$")
 
@@ -24,7 +25,7 @@ def small_int(value) -> int | None:
 
 def _load(path: Path) -> dict:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as e:
         raise InputError(f"malformed JSON: {e.msg}", file=str(path),
                          place=f"line {e.lineno}, column {e.colno}") from e
@@ -32,6 +33,8 @@ def _load(path: Path) -> dict:
         raise InputError("not UTF-8 text.", file=str(path), place=f"byte {e.start}") from e
     except RecursionError as e:
         raise InputError("malformed JSON: nested too deeply.", file=str(path)) from e
+    except ValueError as e:         # e.g. an integer of more than 4300 digits
+        raise InputError(f"malformed JSON: {printable(str(e), 80)}", file=str(path)) from e
     except OSError as e:
         raise InputError(f"cannot read file: {e.strerror}", file=str(path)) from e
     if not isinstance(data, dict):

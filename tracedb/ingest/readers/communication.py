@@ -16,26 +16,29 @@ from pathlib import Path
 import duckdb
 
 from ...errors import InputError
+from ..fieldmaps.communication import (BANDWIDTH_FIELDS as BW, BANDWIDTH_INFO, KINDS as _KINDS, LINK_KEY,
+                                       MATRIX_FIELDS as MX, STEP_KEY, TIME_FIELDS as TF, TIME_INFO, TOTAL_KEYS)
+from ..sources.errors import printable
 
-TOTAL_KEYS = ("Total Op Info", "Total HCCL Operators")
-TIME_FIELDS = ("Elapse Time(ms)", "Transit Time(ms)", "Wait Time(ms)", "Synchronization Time(ms)",
-               "Idle Time(ms)")
-_STEP = re.compile(r"^step(\d*)$")
-_KINDS = ("collective", "p2p")
+_STEP = re.compile(STEP_KEY)
+# kind → factor to integer units: ms → ns, decimal MB → bytes, µs → ns
+_FACTOR = {"ms": 10**6, "mb_decimal": 10**6, "us": 1000}
 
 
 def _load(path: Path) -> object:
     try:
         with open(path, "rb") as f:
-            return json.load(f, parse_float=Decimal)
+            return json.loads(f.read().decode("utf-8-sig"), parse_float=Decimal)
     except OSError as e:
         raise InputError(f"cannot read file: {e.strerror}", file=str(path)) from e
     except RecursionError as e:
         raise InputError("not valid JSON (nested too deeply).", file=str(path)) from e
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        place = f"line {e.lineno} column {e.colno}" if isinstance(e, json.JSONDecodeError) else None
+        place = f"line {e.lineno} column {e.colno}" if isinstance(e, json.JSONDecodeError) else f"byte {e.start}"
         raise InputError(f"not valid JSON ({e.msg if isinstance(e, json.JSONDecodeError) else e}).",
                          file=str(path), place=place) from e
+    except ValueError as e:         # e.g. an integer of more than 4300 digits
+        raise InputError(f"not valid JSON ({printable(str(e), 80)}).", file=str(path)) from e
 
 
 def _blocks(doc: object, path: Path, leaf_key: str | None):
@@ -53,7 +56,9 @@ def _blocks(doc: object, path: Path, leaf_key: str | None):
         return
     for step_key, kinds in doc.items():
         n = _STEP.match(step_key).group(1)
-        step = int(n) if n else None
+        step = int(n) if n and len(n) < 10 else None
+        if n and step is None:
+            raise InputError(f"step number {n[:30]} is out of range.", file=str(path), place=step_key[:40])
         for kind, ops in kinds.items():
             place = f"{step_key} → {kind}"
             if not isinstance(ops, dict):
@@ -73,24 +78,54 @@ def _num(value, path: Path, place: str, field: str) -> Decimal | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, Decimal, str)):
-        raise InputError(f"{field!r} is not a number ({value!r}).", file=str(path), place=place)
+        raise InputError(f"{field!r} is not a number ({printable(repr(value))}).", file=str(path), place=place)
     try:
         d = Decimal(value) if not isinstance(value, Decimal) else value
     except InvalidOperation as e:
-        raise InputError(f"{field!r} is not a number ({value!r}).", file=str(path), place=place) from e
+        raise InputError(f"{field!r} is not a number ({printable(repr(value))}).", file=str(path),
+                         place=place) from e
     if not d.is_finite():
-        raise InputError(f"{field!r} is not a finite number ({value!r}).", file=str(path), place=place)
+        raise InputError(f"{field!r} is not a finite number ({printable(repr(value))}).", file=str(path),
+                         place=place)
     return d
 
 
 def _scaled(value, factor: int, path: Path, place: str, field: str) -> int | None:
     d = _num(value, path, place, field)
-    return None if d is None else int((d * factor).to_integral_value())
+    if d is None:
+        return None
+    if d.adjusted() > 18 or abs(n := int((d * factor).to_integral_value())) >= 1 << 63:
+        raise InputError(f"{field!r} is out of range ({printable(str(value))}).", file=str(path), place=place)
+    return n
 
 
 def _ratio(value, path: Path, place: str, field: str) -> float | None:
     d = _num(value, path, place, field)
-    return None if d is None else float(d)
+    if d is None:
+        return None
+    if d.adjusted() > 300:
+        raise InputError(f"{field!r} is out of range ({printable(str(value))}).", file=str(path), place=place)
+    return float(d)
+
+
+def _value(entry: dict, fld, path: Path, place: str):
+    """The value of field ``fld`` in a JSON entry, converted by its kind (None when absent)."""
+    value = entry.get(fld.name)
+    if fld.kind == "text":
+        if isinstance(value, (dict, list)):
+            raise InputError(f"{fld.name!r} is not a text value.", file=str(path), place=place)
+        return None if value is None else str(value)
+    if fld.kind == "ratio":
+        return _ratio(value, path, place, fld.name)
+    return _scaled(value, _FACTOR[fld.kind], path, place, fld.name)
+
+
+def _rank(text: str, path: Path, place: str) -> int:
+    """A rank of a link key; refused beyond BIGINT."""
+    n = int(text)
+    if n >= 1 << 63:
+        raise InputError(f"rank {text[:30]} in a link key is out of range.", file=str(path), place=place)
+    return n
 
 
 def _obj(value, path: Path, place: str, what: str) -> dict:
@@ -108,37 +143,30 @@ def read(con: duckdb.DuckDBPyConnection, f) -> int:
     path, run_id, rank, file_id = f.path, f.run_id, f.rank, f.file_id
     doc = _load(path)
     ops, bws = [], []
-    for step, kind, key, info, place in _blocks(doc, path, "Communication Time Info"):
+    for step, kind, key, info, place in _blocks(doc, path, TIME_INFO):
         info = _obj(info, path, place, "op entry")
-        if "Communication Time Info" not in info and "Communication Bandwidth Info" not in info:
-            raise InputError("op entry has neither \"Communication Time Info\" nor \"Communication Bandwidth "
-                             "Info\".", file=str(path), place=place,
-                             hint="is this a communication.json written by torch_npu, MindSpore or msprof?")
+        if TIME_INFO not in info and BANDWIDTH_INFO not in info:
+            raise InputError(f"op entry has neither {TIME_INFO!r} nor {BANDWIDTH_INFO!r}.", file=str(path),
+                             place=place, hint="is this a communication.json written by torch_npu, MindSpore or msprof?")
         name, group, total = _split_key(key)
-        t = _obj(info.get("Communication Time Info", {}), path, place, "\"Communication Time Info\"")
-        tp = f"{place} → Communication Time Info"
+        t = _obj(info.get(TIME_INFO, {}), path, place, repr(TIME_INFO))
+        tp = f"{place} → {TIME_INFO}"
         ops.append([run_id, rank, file_id, step, kind, key, name, group, total,
-                    _scaled(t.get("Start Timestamp(us)"), 1000, path, tp, "Start Timestamp(us)"),
-                    *[_scaled(t.get(f), 10**6, path, tp, f) for f in TIME_FIELDS],
-                    _ratio(t.get("Wait Time Ratio"), path, tp, "Wait Time Ratio"),
-                    _ratio(t.get("Synchronization Time Ratio"), path, tp, "Synchronization Time Ratio")])
-        b = _obj(info.get("Communication Bandwidth Info", {}), path, place, "\"Communication Bandwidth Info\"")
+                    *[_value(t, fld, path, tp) for fld in TF.values()]])
+        b = _obj(info.get(BANDWIDTH_INFO, {}), path, place, repr(BANDWIDTH_INFO))
         for transport, v in b.items():
-            bp = f"{place} → Communication Bandwidth Info → {transport}"
-            v = _obj(v, path, bp, f"{transport!r}")
-            dist = v.get("Size Distribution")
+            bp = f"{place} → {BANDWIDTH_INFO} → {printable(str(transport))}"
+            v = _obj(v, path, bp, repr(printable(str(transport))))
+            dist = v.get(BW["packet_count"].name)
             packets = None
             if isinstance(dist, dict):
                 try:
                     packets = sum(int(c[0]) for c in dist.values())
                 except (TypeError, ValueError, IndexError, KeyError) as e:
-                    raise InputError("\"Size Distribution\" entries must be [count, ms].", file=str(path),
+                    raise InputError(f"{BW['packet_count'].name!r} entries must be [count, ms].", file=str(path),
                                      place=bp) from e
             bws.append([run_id, rank, file_id, step, kind, key, name, group, total, transport,
-                        _scaled(v.get("Transit Size(MB)"), 10**6, path, bp, "Transit Size(MB)"),
-                        _scaled(v.get("Transit Time(ms)"), 10**6, path, bp, "Transit Time(ms)"),
-                        _ratio(v.get("Bandwidth(GB/s)"), path, bp, "Bandwidth(GB/s)"),
-                        _ratio(v.get("Large Packet Ratio"), path, bp, "Large Packet Ratio"),
+                        *[_value(v, fld, path, bp) for c, fld in BW.items() if c != "packet_count"],
                         packets])
     if ops:
         con.executemany(f"INSERT INTO profiler_comm_op VALUES ({', '.join(['?'] * 17)})", ops)
@@ -162,16 +190,13 @@ def read_matrix(con: duckdb.DuckDBPyConnection, f) -> int:
         for link_key, v in links.items():
             lp = f"{place} → {link_key!r}"
             v = _obj(v, path, lp, "link entry")
-            m = re.fullmatch(r"\s*(\d+)\s*-\s*(\d+)\s*", str(link_key))
+            m = re.fullmatch(LINK_KEY, str(link_key))
             if m is None:
-                raise InputError(f"link key {link_key!r} is not \"<src>-<dst>\".", file=str(path), place=lp)
-            op_name = v.get("Op Name")
+                raise InputError(f"link key {printable(str(link_key))!r} is not \"<src>-<dst>\".", file=str(path),
+                                 place=lp)
             out.append([run_id, rank, file_id, step, kind, key, name, group, link_key,
-                        int(m.group(1)), int(m.group(2)), v.get("Transport Type"),
-                        _scaled(v.get("Transit Size(MB)"), 10**6, path, lp, "Transit Size(MB)"),
-                        _scaled(v.get("Transit Time(ms)"), 10**6, path, lp, "Transit Time(ms)"),
-                        _ratio(v.get("Bandwidth(GB/s)"), path, lp, "Bandwidth(GB/s)"),
-                        None if op_name is None else str(op_name)])
+                        _rank(m.group(1), path, lp), _rank(m.group(2), path, lp),
+                        *[_value(v, fld, path, lp) for fld in MX.values()]])
     if out:
         con.executemany(f"INSERT INTO profiler_comm_matrix VALUES ({', '.join(['?'] * 16)})", out)
     return len(out)

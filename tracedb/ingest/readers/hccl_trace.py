@@ -5,7 +5,6 @@ step whose window holds the op when the rank has that file.
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import duckdb
 

@@ -3,10 +3,10 @@ staging table, derive/_session.sql) and ``kernel_details_raw`` (its own Step Id 
 
 DuckDB's CSV reader parses the file (all columns as text); columns are matched by header name
 through :mod:`tracedb.ingest.fieldmaps.kernel_details`. Start times carry a trailing TAB and
-are parsed exactly to integer ns; shapes lose their literal quotes; the staging rows keep the file order
-(its rowid order; the kernel table's kernel_id). The derive step (derive/020) writes the kernel rows, with the
-trace's task type, stream and group and the window step, whatever order the files come in:
-the rows are written once, as kernel rows, not first as rows of a table of their own.
+are parsed exactly to integer ns; shapes lose their literal quotes; the staging rows keep the
+file order (their rowid order; the kernel table's kernel_id). The derive step (derive/020)
+writes the kernel rows, with the trace's task type, stream and group and the window step,
+whatever order the files come in: the rows are written once, as kernel rows.
 """
 from __future__ import annotations
 
@@ -14,32 +14,34 @@ import duckdb
 
 from ...errors import InputError
 from ...timeconv import clean_text, int_text, us_text_to_ns
-from ..fieldmaps.kernel_details import COMMUNICATION_CORES, FIELDS, REQUIRED
-from ..sources.csvsource import READ_CSV, ident, read_header, require_columns
-from ..sources.errors import translate_read_error
+from ..fieldmaps.kernel_details import COMMUNICATION_CORES, FIELDS
+from ..fieldmaps import missing
+from ..sources.csvsource import CsvFile, ident, ns_in_range, open_csv, run
 from ..sources.file import SourceFile
-from ..sources.paths import literal_path
 
 
-
-def column_exprs(header: list[str]) -> dict[str, str]:
-    """SQL expression per kernel_details_parsed column from the header (NULL for absent columns)."""
+def column_exprs(header: list[str], csv: CsvFile | None = None) -> dict[str, str]:
+    """SQL expression per kernel_details_parsed column from the header (NULL for absent columns).
+    With ``csv``, integer and wait cells holding text (or out of INTEGER range) raise an error
+    naming the column and line; start and duration are checked after the insert."""
     present = set(header)
     exprs = {}
-    for col, (names, kind) in FIELDS.items():
-        src = next((n for n in names if n in present), None)
+    for col, fld in FIELDS.items():
+        src, kind = fld.find(present), fld.kind
         if src is None:
             exprs[col] = "NULL"
             continue
         q = ident(src)
         if kind == "us":
-            exprs[col] = us_text_to_ns(q)
+            exprs[col] = ns_in_range(us_text_to_ns(q))
         elif kind == "int":
-            exprs[col] = int_text(q)
+            exprs[col] = f"TRY_CAST({int_text(q)} AS INTEGER)"
         elif kind == "shape":
             exprs[col] = f"nullif(trim(replace({clean_text(q)}, '\"', '')), '')"
         else:
             exprs[col] = f"trim(CAST({q} AS VARCHAR), ' ' || chr(9) || chr(13))"
+        if csv is not None and (kind == "int" or col == "wait_ns"):
+            exprs[col] = csv.number(src, exprs[col], clean_text(q))
     return exprs
 
 
@@ -51,30 +53,8 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
             time or duration is not a number, whose duration is negative or whose name is empty
             (the message gives its line).
     """
-    header = read_header(f.path)
-    require_columns(header, f.path, [FIELDS[c][0][0] for c in REQUIRED
-                                     if not any(n in header for n in FIELDS[c][0])], "kernel_details.csv")
-    e = column_exprs(header)
-    cores = " OR ".join(f"upper(coalesce({e['accelerator_core']}, '')) = '{c}'" for c in COMMUNICATION_CORES)
-    # One parallel INSERT into the staging table, whose rowids follow the file order; nothing in
-    # it may be a join, which would give up that order (see timeconv.clean_text), nor a window,
-    # which would run on one thread.
-    with literal_path(f.path) as src:
-        try:
-            n = con.execute(f"""
-                INSERT INTO kernel_details_parsed BY NAME
-                SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id,
-                       {e['step']} AS step, {e['name']} AS name, {e['op_type']} AS op_type,
-                       {e['accelerator_core']} AS accelerator_core, {e['device_id']} AS device_id,
-                       nullif({e['stream_id']}, 'N/A') AS stream_id, {e['ts_ns']} AS ts_ns, {e['dur_ns']} AS dur_ns,
-                       {e['wait_ns']} AS wait_ns,
-                       ({cores} OR lower({e['name']}) LIKE 'hcom\\_%' ESCAPE '\\') AS is_communication,
-                       {e['input_shapes']} AS input_shapes, {e['input_dtypes']} AS input_dtypes,
-                       {e['output_shapes']} AS output_shapes, {e['block_dim']} AS block_dim
-                FROM {READ_CSV.replace('?', '$path')}
-            """, {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id, "path": src}).fetchone()[0]
-        except duckdb.Error as err:
-            raise translate_read_error(err, str(f.path)) from err
+    with open_csv(f.path, "kernel_details.csv", lambda header: missing(FIELDS, header)) as csv:
+        n = _insert(con, f, csv)
     _reject_bad_row(con, f)
     con.execute("""
         INSERT INTO kernel_details_raw BY NAME
@@ -84,6 +64,27 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
         FROM kernel_details_parsed WHERE file_id = $file_id
     """, {"file_id": f.file_id})
     return n
+
+
+def _insert(con: duckdb.DuckDBPyConnection, f: SourceFile, csv: CsvFile) -> int:
+    """The one streaming INSERT of the file's rows."""
+    e = column_exprs(csv.header, csv)
+    cores = " OR ".join(f"upper(coalesce({e['accelerator_core']}, '')) = '{c}'" for c in COMMUNICATION_CORES)
+    # One parallel INSERT into the staging table, whose rowids follow the file order; nothing in
+    # it may be a join, which would give up that order (see timeconv.clean_text), nor a window,
+    # which would run on one thread.
+    return run(con, csv, f"""
+            INSERT INTO kernel_details_parsed BY NAME
+            SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id,
+                   {e['step']} AS step, {e['name']} AS name, {e['op_type']} AS op_type,
+                   {e['accelerator_core']} AS accelerator_core, {e['device_id']} AS device_id,
+                   nullif({e['stream_id']}, 'N/A') AS stream_id, {e['ts_ns']} AS ts_ns, {e['dur_ns']} AS dur_ns,
+                   {e['wait_ns']} AS wait_ns,
+                   ({cores} OR lower({e['name']}) LIKE 'hcom\\_%' ESCAPE '\\') AS is_communication,
+                   {e['input_shapes']} AS input_shapes, {e['input_dtypes']} AS input_dtypes,
+                   {e['output_shapes']} AS output_shapes, {e['block_dim']} AS block_dim
+            FROM {csv.sql('$path')}
+    """, {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id, "path": csv.src}).fetchone()[0]
 
 
 def _reject_bad_row(con: duckdb.DuckDBPyConnection, f: SourceFile) -> None:
@@ -98,11 +99,12 @@ def _reject_bad_row(con: duckdb.DuckDBPyConnection, f: SourceFile) -> None:
         return
     line, no_ts, no_dur, negative = bad
     if no_ts or no_dur:
-        col = "Start Time(us)" if no_ts else "Duration(us)"
-        raise InputError(f"column {col!r} is empty or not a number.", file=str(f.path), place=f"line {line}",
+        col = FIELDS["ts_ns" if no_ts else "dur_ns"].name
+        raise InputError(f"column {col!r} is empty, not a number or out of range.", file=str(f.path),
+                         place=f"line {line}",
                          hint="the file may be truncated or edited.")
     if negative:
-        raise InputError("column 'Duration(us)' is negative.", file=str(f.path), place=f"line {line}",
+        raise InputError(f"column {FIELDS['dur_ns'].name!r} is negative.", file=str(f.path), place=f"line {line}",
                          hint="a kernel cannot take negative time; the file was edited or corrupted.")
-    raise InputError("column 'Name' is empty.", file=str(f.path), place=f"line {line}",
+    raise InputError(f"column {FIELDS['name'].name!r} is empty.", file=str(f.path), place=f"line {line}",
                      hint="the file may be truncated or edited.")

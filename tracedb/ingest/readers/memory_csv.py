@@ -24,9 +24,9 @@ import duckdb
 
 from ...errors import InputError
 from ...timeconv import clean_text, us_text_to_ns
-from ..sources.errors import translate_read_error
-from ..sources.csvsource import READ_CSV, first_bad_line, ident as _sql_ident, read_header, require_columns
-from ..sources.paths import literal_path
+from ..fieldmaps import missing, operator_memory as OPERATOR, memory_record as RECORD, npu_module_mem as MODULE
+from ..sources.csvsource import (CsvFile, first_bad_line, ident as _sql_ident, ns_in_range, open_csv, read_header,
+                                 run)
 
 MIB = 1024 * 1024
 KIB = 1024
@@ -56,42 +56,51 @@ def is_mindspore(path: Path, header: list[str]) -> bool:
     for info in sorted(rank_dir.glob("profiler_info*.json")):
         try:
             data = json.loads(info.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             continue
         if isinstance(data, dict):
             if "ms_version" in data:
                 return True
             if "torch_npu_version" in data:
                 return False
-    return "Total Active(MB)" in header and "Stream Ptr" not in header
+    return RECORD.FIELDS["active_bytes"].name in header and RECORD.FIELDS["stream_ptr"].name not in header
 
 
-def _col(header: list[str], name: str) -> str | None:
-    return _sql_ident(name) if name in header else None
+class _Columns:
+    """SQL expressions for the fields of one memory CSV (NULL for absent columns); numeric cells
+    that hold text raise an error naming the column (reported with its line)."""
+
+    def __init__(self, csv: CsvFile, fields: dict, mb: int = MIB):
+        self.csv, self.fields, self.mb = csv, fields, mb
+
+    def __getitem__(self, column: str) -> str:
+        fld = self.fields[column]
+        name = fld.find(self.csv.header)
+        if name is None:
+            return "NULL"
+        q = _sql_ident(name)
+        if fld.kind == "text":
+            return clean_text(q)
+        if fld.kind == "us":
+            converted = ns_in_range(us_text_to_ns(q))
+        else:
+            converted = bytes_expr(q, {"kb": KIB, "mb": self.mb}[fld.kind])
+        return self.csv.number(name, converted, clean_text(q))
 
 
-def _insert(con, path: Path, select: str, params: list, file_id: int, check: str, column: str) -> int:
-    """Run the INSERT … SELECT … FROM read_csv, then reject the file if a required value is missing
-    (``check`` is a SQL condition on the inserted rows; ``column`` names the CSV column)."""
-    with literal_path(path) as src:
-        try:
-            con.execute(f"INSERT INTO memory ({_COLUMNS}) {select} FROM {READ_CSV}", params + [src])
-        except duckdb.Error as e:
-            raise translate_read_error(e, str(path)) from e
-        n = con.execute("SELECT count(*) FROM memory WHERE file_id = ?", [file_id]).fetchone()[0]
+def _insert(con, csv: CsvFile, select: str, params: list, file_id: int, required: dict[str, str]) -> int:
+    """Run the INSERT … SELECT … FROM read_csv, then reject the file if a required value is empty
+    (``required``: CSV column → SQL condition on the inserted rows that is true when it is)."""
+    run(con, csv, f"INSERT INTO memory ({_COLUMNS}) {select} FROM {csv.sql()}", params + [csv.src])
+    n = con.execute("SELECT count(*) FROM memory WHERE file_id = ?", [file_id]).fetchone()[0]
+    for column, check in required.items():
         bad = con.execute(f"SELECT count(*) FROM memory WHERE file_id = ? AND ({check})", [file_id]).fetchone()[0]
         if bad:
-            raise InputError(f"column {column!r} is empty or not a number.", file=str(path),
-                             place=first_bad_line(con, src, _LINE_CHECKS[column]),
+            raw = clean_text(_sql_ident(column))
+            raise InputError(f"column {column!r} is empty.", file=str(csv.path),
+                             place=first_bad_line(con, csv.src, csv.header, f"{raw} IS NULL"),
                              hint="the file may be truncated or edited.")
     return n
-
-
-# per required column: SQL over the raw CSV row that is true when the cell is unusable
-_LINE_CHECKS = {
-    "Timestamp(us)": f"{us_text_to_ns(_sql_ident('Timestamp(us)'))} IS NULL",
-    "Size(KB)": f"{bytes_expr(_sql_ident('Size(KB)'), KIB)} IS NULL",
-}
 
 
 def ingest_operator_memory(con: duckdb.DuckDBPyConnection, path: Path, run_id: int, rank: int,
@@ -105,39 +114,27 @@ def ingest_operator_memory(con: duckdb.DuckDBPyConnection, path: Path, run_id: i
         rows inserted.
 
     Raises:
-        InputError: empty file, missing Name / Size(KB) / Allocation Time(us) column, or a row
-            whose Size(KB) is empty or not a number.
+        InputError: empty or truncated file, missing Name / Size(KB) / Allocation Time(us) column,
+            a row whose Size(KB) is empty, or a numeric cell that is not a number (with its line).
     """
-    header = read_header(path)
-    require_columns(header, path, ("Name", "Size(KB)", "Allocation Time(us)"), "operator_memory.csv")
-    framework = "MindSpore" if is_mindspore(path, header) else "PTA"
-
-    def us(name):
-        c = _col(header, name)
-        return us_text_to_ns(c) if c else "NULL"
-
-    def mb(name):
-        c = _col(header, name)
-        return bytes_expr(c, MIB) if c else "NULL"
-
-    name = f"nullif(trim(CAST({_sql_ident('Name')} AS VARCHAR), ' ' || chr(9) || chr(13)), '')"
-    alloc, release = us("Allocation Time(us)"), us("Release Time(us)")
-    dur = us("Duration(us)")
-    if dur == "NULL":
-        dur = f"({release}) - ({alloc})"
-    device = clean_text(_sql_ident("Device Type")) if "Device Type" in header else "NULL"
-    stream = clean_text(_sql_ident("Stream Ptr")) if "Stream Ptr" in header else "NULL"
-    select = f"""
-        SELECT ?, ?, ?, 'operator',
-               CASE WHEN {name} LIKE 'cann::%' THEN 'GE' ELSE '{framework}' END,
-               {name}, {device}, {alloc}, {release}, {dur},
-               {bytes_expr(_sql_ident('Size(KB)'), KIB)},
-               {mb('Allocation Total Allocated(MB)')}, {mb('Allocation Total Reserved(MB)')},
-               {mb('Allocation Total Active(MB)')}, {stream},
-               {us('Active Release Time(us)')}, {us('Active Duration(us)')},
-               {mb('Release Total Allocated(MB)')}, {mb('Release Total Reserved(MB)')},
-               {mb('Release Total Active(MB)')}, NULL"""
-    return _insert(con, path, select, [run_id, rank, file_id], file_id, "size_bytes IS NULL", "Size(KB)")
+    with open_csv(path, "operator_memory.csv", lambda h: missing(OPERATOR.FIELDS, h)) as csv:
+        framework = "MindSpore" if is_mindspore(path, csv.header) else "PTA"
+        c = _Columns(csv, OPERATOR.FIELDS)
+        name = f"nullif(trim(CAST({_sql_ident(OPERATOR.FIELDS['name'].find(csv.header))} AS VARCHAR), ' ' || chr(9) || chr(13)), '')"
+        dur = c["dur_ns"]
+        if dur == "NULL":
+            dur = f"({c['release_ts_ns']}) - ({c['ts_ns']})"
+        select = f"""
+            SELECT ?, ?, ?, 'operator',
+                   CASE WHEN {name} LIKE 'cann::%' THEN 'GE' ELSE '{framework}' END,
+                   {name}, {c['device']}, {c['ts_ns']}, {c['release_ts_ns']}, {dur},
+                   {c['size_bytes']}, {c['allocated_bytes']}, {c['reserved_bytes']},
+                   {c['active_bytes']}, {c['stream_ptr']},
+                   {c['active_release_ts_ns']}, {c['active_dur_ns']},
+                   {c['release_allocated_bytes']}, {c['release_reserved_bytes']},
+                   {c['release_active_bytes']}, NULL"""
+        return _insert(con, csv, select, [run_id, rank, file_id], file_id,
+                       {OPERATOR.FIELDS["size_bytes"].find(csv.header): "size_bytes IS NULL"})
 
 
 def ingest_memory_record(con: duckdb.DuckDBPyConnection, path: Path, run_id: int, rank: int,
@@ -149,25 +146,18 @@ def ingest_memory_record(con: duckdb.DuckDBPyConnection, path: Path, run_id: int
         rows inserted.
 
     Raises:
-        InputError: empty file, missing Component / Timestamp(us) / Total Reserved(MB) column, or a
-            row whose timestamp is empty or not a number.
+        InputError: empty or truncated file, missing Component / Timestamp(us) / Total Reserved(MB)
+            column, a row whose timestamp is empty, or a numeric cell that is not a number.
     """
-    header = read_header(path)
-    require_columns(header, path, ("Component", "Timestamp(us)", "Total Reserved(MB)"), "memory_record.csv")
-    factor = MINDSPORE_MB if is_mindspore(path, header) else MIB
-
-    def mb(name):
-        c = _col(header, name)
-        return bytes_expr(c, factor) if c else "NULL"
-
-    device = clean_text(_sql_ident("Device Type")) if "Device Type" in header else "NULL"
-    stream = clean_text(_sql_ident("Stream Ptr")) if "Stream Ptr" in header else "NULL"
-    select = f"""
-        SELECT ?, ?, ?, 'record', {clean_text(_sql_ident('Component'))}, NULL, {device},
-               {us_text_to_ns(_sql_ident('Timestamp(us)'))}, NULL, NULL, NULL,
-               {mb('Total Allocated(MB)')}, {mb('Total Reserved(MB)')}, {mb('Total Active(MB)')}, {stream},
-               NULL, NULL, NULL, NULL, NULL, NULL"""
-    return _insert(con, path, select, [run_id, rank, file_id], file_id, "ts_ns IS NULL", "Timestamp(us)")
+    with open_csv(path, "memory_record.csv", lambda h: missing(RECORD.FIELDS, h)) as csv:
+        c = _Columns(csv, RECORD.FIELDS, MINDSPORE_MB if is_mindspore(path, csv.header) else MIB)
+        select = f"""
+            SELECT ?, ?, ?, 'record', {c['component']}, NULL, {c['device']},
+                   {c['ts_ns']}, NULL, NULL, NULL,
+                   {c['allocated_bytes']}, {c['reserved_bytes']}, {c['active_bytes']}, {c['stream_ptr']},
+                   NULL, NULL, NULL, NULL, NULL, NULL"""
+        return _insert(con, csv, select, [run_id, rank, file_id], file_id,
+                       {RECORD.FIELDS["ts_ns"].find(csv.header): "ts_ns IS NULL"})
 
 
 def ingest_npu_module_mem(con: duckdb.DuckDBPyConnection, path: Path, run_id: int, rank: int,
@@ -181,25 +171,24 @@ def ingest_npu_module_mem(con: duckdb.DuckDBPyConnection, path: Path, run_id: in
         rows inserted.
 
     Raises:
-        InputError: empty file, missing Component / Timestamp(us) / Total Reserved column, or a
-            row whose timestamp is empty or not a number.
+        InputError: empty or truncated file, missing Component / Timestamp(us) / Total Reserved
+            column, a row whose timestamp is empty, or a numeric cell that is not a number.
     """
     header = read_header(path)
-    if "Total Reserved(MB)" in header:
-        reserved = bytes_expr(_sql_ident("Total Reserved(MB)"), MIB)
-        require_columns(header, path, ("Component", "Timestamp(us)"), "npu_module_mem.csv")
-    else:
-        require_columns(header, path, ("Component", "Timestamp(us)", "Total Reserved(KB)"), "npu_module_mem.csv")
-        reserved = bytes_expr(_sql_ident("Total Reserved(KB)"), KIB)
-    device = next((clean_text(_sql_ident(c)) for c in ("Device", "Device Type") if c in header), None)
-    if device is None and "Device_id" in header:
-        device = f"'NPU:' || {clean_text(_sql_ident('Device_id'))}"
-    select = f"""
-        SELECT ?, ?, ?, 'module', {clean_text(_sql_ident('Component'))}, NULL, {device or 'NULL'},
-               {us_text_to_ns(_sql_ident('Timestamp(us)'))}, NULL, NULL, NULL,
-               NULL, {reserved}, NULL, NULL,
-               NULL, NULL, NULL, NULL, NULL, NULL"""
-    return _insert(con, path, select, [run_id, rank, file_id], file_id, "ts_ns IS NULL", "Timestamp(us)")
+    reserved = MODULE.RESERVED_MB if MODULE.RESERVED_MB.find(header) else MODULE.RESERVED_KB
+    fields = {**MODULE.FIELDS, "reserved_bytes": reserved._replace(required=True)}
+    with open_csv(path, "npu_module_mem.csv", lambda h: missing(fields, h)) as csv:
+        c = _Columns(csv, fields)
+        device = c["device"]
+        if device == "NULL" and c["device_id"] != "NULL":
+            device = f"'NPU:' || {clean_text(_sql_ident(MODULE.FIELDS['device_id'].find(csv.header)))}"
+        select = f"""
+            SELECT ?, ?, ?, 'module', {c['component']}, NULL, {device},
+                   {c['ts_ns']}, NULL, NULL, NULL,
+                   NULL, {c['reserved_bytes']}, NULL, NULL,
+                   NULL, NULL, NULL, NULL, NULL, NULL"""
+        return _insert(con, csv, select, [run_id, rank, file_id], file_id,
+                       {MODULE.FIELDS["ts_ns"].find(csv.header): "ts_ns IS NULL"})
 
 
 def _reader(ingest_one):

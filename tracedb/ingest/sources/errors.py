@@ -12,6 +12,14 @@ from ...errors import InputError
 MAX_OBJECT = 32 << 20
 
 
+def printable(text: str, limit: int = 40) -> str:
+    """Text from an input file (a header cell, a value) safe to echo in a one-line message:
+    control characters (terminal escapes, line breaks) replaced by ``?``, cut to ``limit``
+    characters."""
+    clean = "".join(c if c.isprintable() else "?" for c in text)
+    return clean if len(clean) <= limit else clean[:limit - 1] + "…"
+
+
 def translate_read_error(e: duckdb.Error, file: str) -> InputError:
     """A DuckDB read_json/read_csv error → one-line InputError naming the file and the place."""
     msg = str(e)
@@ -31,5 +39,5 @@ def translate_read_error(e: duckdb.Error, file: str) -> InputError:
     first = re.sub(r"\s*\(.*maximum_object_size.*\)", "", first)
     if "maximum_object_size" in msg or "object that is too large" in msg:
         first = f"an event is larger than {MAX_OBJECT >> 20} MiB, or the JSON is malformed"
-    return InputError(f"cannot parse: {first.strip()}", file=file, place=place,
+    return InputError(f"cannot parse: {printable(first.strip(), 200)}", file=file, place=place,
                       hint="the file may be truncated or not a trace; re-export it from the profiler.")

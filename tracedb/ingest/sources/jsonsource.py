@@ -18,6 +18,7 @@ import re
 import sys
 import tempfile
 import threading
+import zlib
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -43,8 +44,9 @@ def first_byte(path: Path) -> bytes:
     try:
         with open_binary(path) as f:
             head = f.read(65536)
-    except (OSError, EOFError) as e:
-        raise InputError(f"cannot read file: {e}", file=str(path)) from e
+    except (OSError, EOFError, zlib.error) as e:
+        raise InputError(f"cannot read file: {e}", file=str(path),
+                         hint="a .gz file may be truncated or damaged; copy it again.") from e
     head = head.lstrip(b"\xef\xbb\xbf").lstrip()
     return head[:1]
 
@@ -106,7 +108,7 @@ class ObjectEvents:
                     self._copy(dst)
                 except InputError as e:
                     self.error = e
-                except (OSError, EOFError, gzip.BadGzipFile) as e:
+                except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as e:
                     if isinstance(e, BrokenPipeError):
                         return
                     place = "end of the compressed data" if isinstance(e, EOFError) else None
@@ -161,7 +163,7 @@ class ObjectEvents:
                     dst.write(pending[:cut])
                     pending = pending[cut:]
             total = self.array_offset + len(pending)  # not exact when data was written, fine for messages
-            end = _find_array_end(pending)
+            end = _array_end(pending, src_name)
             if end is None:
                 raise InputError("truncated or malformed JSON: the traceEvents array has no end.",
                                  file=src_name, place="end of file",
@@ -181,15 +183,25 @@ _WS = " \t\r\n"
 
 
 def _loads(text: str):
-    """json.loads whose failure on deep nesting is a ValueError like any other malformed JSON."""
+    """json.loads whose failure on deep nesting is a ValueError like any other malformed JSON;
+    a UTF-8 byte order mark before the object is skipped (a BOM is legal at the start of a
+    UTF-8 file and DuckDB skips it too)."""
     try:
-        return json.loads(text)
+        return json.loads(text[1:] if text.startswith("\ufeff") else text)
     except RecursionError as e:
-        raise ValueError("JSON nested too deeply") from e
+        raise TooDeep("JSON nested too deeply") from e
+
+
+class TooDeep(ValueError):
+    """JSON nested deeper than Python's parser goes (a recursion limit): malformed for tracedb."""
 
 
 def _object_tail_ok(s: str, p: int) -> bool:
-    """True if ``s[p:]`` is the end of a JSON object: (, "key": value)* } then blanks."""
+    """True if ``s[p:]`` is the end of a JSON object: (, "key": value)* } then blanks.
+
+    Raises:
+        TooDeep: a value there is nested too deeply to parse.
+    """
     n = len(s)
     while True:
         while p < n and s[p] in _WS:
@@ -223,6 +235,17 @@ def _object_tail_ok(s: str, p: int) -> bool:
             _, p = _DECODER.raw_decode(s, p)
         except ValueError:
             return False
+        except RecursionError as e:
+            raise TooDeep("JSON nested too deeply after the traceEvents array") from e
+
+
+def _array_end(pending: bytes, source: str) -> int | None:
+    """:func:`_find_array_end`, a too-deep value after the array being an InputError."""
+    try:
+        return _find_array_end(pending)
+    except TooDeep as e:
+        raise InputError(f"malformed JSON: {e}.", file=source, place="after the traceEvents array",
+                         hint="re-export the trace from the profiler.") from e
 
 
 def _find_array_end(pending: bytes) -> int | None:
@@ -374,7 +397,7 @@ def object_span(path: Path) -> tuple[dict, tuple[int, int]]:
         f.seek(max(start, size - TAIL_WINDOW))
         tail_base = f.tell()
         tail = f.read()
-    end = _find_array_end(tail)
+    end = _array_end(tail, str(path))
     if end is None:
         raise InputError("truncated or malformed JSON: the traceEvents array has no end.", file=str(path),
                          place="end of file",
@@ -407,7 +430,7 @@ def _check_array_closed(path: Path) -> None:
                 while chunk := f.read(1 << 22):
                     tail = (tail + chunk)[-4096:]
                     size += len(chunk)
-        except (OSError, EOFError) as e:
+        except (OSError, EOFError, zlib.error) as e:
             raise InputError(f"cannot decompress: {e}", file=str(path), place=f"byte {size} (decompressed)",
                              hint="the gzip file is truncated or damaged.") from e
         where = f"byte {size} (decompressed)"
