@@ -263,7 +263,7 @@ def expected_rows(fmt: str, data: bytes) -> int | None:
     return len(body)
 
 
-_TABLE = {"trace_view": "event", "kineto": "event", "kineto_gz": "event", "kernel_details": "kernel_details_row",
+_TABLE = {"trace_view": "event", "kineto": "event", "kineto_gz": "event", "kernel_details": "kernel",
           "step_trace_time": "profiler_step_trace", "memory_record": "memory", "operator_memory": "memory",
           "npu_module_mem": "memory", "communication": "profiler_comm_op",
           "communication_matrix": "profiler_comm_matrix", "step_trace_raw": "step_trace_raw_row",

@@ -30,6 +30,11 @@ ASCEND_ORDERS = {
 }
 
 
+def _exact(row: tuple) -> tuple:
+    """DOUBLEs to 12 significant digits: parallel sums round differently from run to run."""
+    return tuple(float(f"{v:.12g}") if isinstance(v, float) else v for v in row)
+
+
 def snapshot(db) -> dict[str, list[tuple]]:
     """Every table (without file ids and ingest times) and every public view, sorted."""
     con = duckdb.connect(str(db), read_only=True)
@@ -44,7 +49,7 @@ def snapshot(db) -> dict[str, list[tuple]]:
         views = [v for (v,) in con.execute("SELECT name FROM tracedb_object WHERE schema_name = 'main' "
                                            "AND kind = 'view' ORDER BY name").fetchall()]
         for view in views:
-            out[view] = con.execute(f"SELECT * FROM {view} ORDER BY ALL").fetchall()
+            out[view] = [_exact(r) for r in con.execute(f"SELECT * FROM {view} ORDER BY ALL").fetchall()]
         return out
     finally:
         con.close()

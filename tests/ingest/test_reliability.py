@@ -250,7 +250,7 @@ def test_kernel_details_na_and_empty_integers_stay_null(tmp_path):
               b"Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim\n"
               b",a,A,AI_CORE,1736408883704643.212,1.5,N/A,N/A\n2,b,B,AI_CORE,1736408883704645.212,1.5,0.25,8\n")
     ingest_paths(tmp_path / "t.duckdb", f, run="r")
-    assert rows(tmp_path / "t.duckdb", "SELECT step, wait_ns, block_dim FROM kernel_details_row ORDER BY rowid") == [
+    assert rows(tmp_path / "t.duckdb", "SELECT step, wait_ns, block_dim FROM kernel ORDER BY kernel_id") == [
         (None, None, None), (2, 250, 8)]
 
 

@@ -98,7 +98,7 @@ class _Command:
         for unit in plan.ranks:
             if self.rank(run_id, plan.run, unit) or (run_id, unit.rank) in self.catalog.dropped_ranks:
                 # derived right after its files: the staging rows of a rank go with its derive
-                derive.run(self.con, run_id, unit.rank)
+                self.derive(run_id, unit)
                 touched.add((run_id, unit.rank))
         return touched
 
@@ -131,6 +131,16 @@ class _Command:
             self.say(f"run {run_name}: rank {unit.rank} ({rank_origin(unit)}): {unit.source}")
             self.catalog.upsert_rank(run_id, unit)
         return new
+
+    def derive(self, run_id: int, unit: RankInput) -> None:
+        """The derive step of a rank; a failure (values the files allow but SQL cannot combine)
+        becomes an InputError naming the rank's input."""
+        try:
+            derive.run(self.con, run_id, unit.rank)
+        except duckdb.Error as e:
+            raise InputError(f"cannot combine the files of rank {unit.rank}: {str(e).splitlines()[0]}",
+                             file=str(unit.source), hint="a file of this rank holds values out of range; "
+                                                         "re-export it from the profiler.") from e
 
     def read(self, f: SourceFile) -> int:
         """Run the file's reader; any failure becomes an InputError naming the file."""

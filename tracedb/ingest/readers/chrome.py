@@ -4,7 +4,8 @@ Shared by the three Chrome-trace readers. DuckDB's C++ JSON reader parses the ev
 straight into ``event`` (one streaming INSERT, memory bounded by DuckDB's memory_limit), large
 arrays as parallel slices. Process and thread names from the metadata ("M") events are joined
 on in the INSERT when a byte scan found them first, else set from the inserted rows. ``ts`` /
-``dur`` are read as text and converted to integer ns exactly (:mod:`tracedb.timeconv`).
+``dur`` are read as text and converted to integer ns exactly (:mod:`tracedb.timeconv`); values
+beyond ±2^62 ns (year 2116) become NULL, so that ts + dur always fits in BIGINT.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import duckdb
 
 from ...timeconv import json_us_to_ns
+from ..sources.csvsource import ns_in_range
 from ..sources.errors import MAX_OBJECT, translate_read_error
 from ..sources.file import SourceFile
 from ..sources.jsonsource import SplitArray, split_parts
@@ -60,11 +62,12 @@ def _names_tables(con: duckdb.DuckDBPyConnection, meta: list[dict]) -> None:
         con.executemany(f"INSERT INTO {NAMES_T} VALUES (?, ?, ?)", [[k[0], k[1], v] for k, v in threads.items()])
 
 
-def _insert_sql() -> str:
+def _insert_sql(base_ns: int) -> str:
     return f"""
         INSERT INTO event
         SELECT ?, ?, ?, r.ph, r.name, r.cat, r.pid, r.tid, p.process_name, t.thread_name,
-               {json_us_to_ns('r.ts')} + ?, {json_us_to_ns('r.dur')}, r.id, r.bp, r.args
+               {ns_in_range(f"{json_us_to_ns('r.ts')} + {int(base_ns)}")}, {ns_in_range(json_us_to_ns('r.dur'))},
+               r.id, r.bp, r.args
         FROM read_json(?, format = 'array', columns = {READ_COLUMNS}, maximum_object_size = {MAX_OBJECT}) AS r
         LEFT JOIN {NAMES_P} AS p ON p.pid = r.pid
         LEFT JOIN {NAMES_T} AS t ON t.pid = r.pid AND t.tid = r.tid
@@ -89,8 +92,8 @@ def insert_events(con: duckdb.DuckDBPyConnection, f: SourceFile, rank: int, *, f
         SplitReadFailed: the parallel read failed; retry the ingest with ``split=False``.
     """
     _names_tables(con, meta or [])
-    params = [f.run_id, rank, f.file_id, base_ns]
-    sql = _insert_sql()
+    params = [f.run_id, rank, f.file_id]
+    sql = _insert_sql(base_ns)
     if fifo is not None:
         n = _run(con, sql, params + [fifo], f.path)
     else:
