@@ -77,3 +77,28 @@ def test_f3_failed_checkpoint_after_commit_is_a_warning(tmp_path):
     assert report.files_ingested
     assert any("the data is committed" in s and "No space left" in s for s in said)
     assert rows(db, "SELECT count(*) > 0 FROM kernel") == [(True,)]
+
+
+def test_f16_ingest_into_a_database_plain_duckdb_created(tmp_path):
+    """A file created by plain DuckDB has its newer default storage version, where dictionary
+    compression is read-only: the schema's compression hint failed with a BinderException."""
+    db = tmp_path / "plain.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE notes (x INTEGER)")
+    con.close()
+    ingest_paths(db, FIXTURES / "ascend/level1/rank0_ascend_pt")
+    assert rows(db, "SELECT count(*) > 0, (SELECT count(*) FROM notes) FROM kernel") == [(True, 0)]
+
+
+def test_f17_identical_copy_leaves_the_rank_as_it_was(tmp_path):
+    """Re-ingesting an identical copy of a rank folder skips every file and keeps the rank's
+    source_dir (it used to point at the copy)."""
+    src = FIXTURES / "ascend/level1/rank0_ascend_pt"
+    copy = tmp_path / "copy" / "rank0_ascend_pt"
+    shutil.copytree(src, copy)
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, src, run="r")
+    before = rows(db, "SELECT * FROM rank")
+    report = ingest_paths(db, copy, run="r")
+    assert report.files_ingested == [] and len(report.files_skipped) == len(list((copy / "ASCEND_PROFILER_OUTPUT").iterdir())) + 2
+    assert rows(db, "SELECT * FROM rank") == before and before[0][-1] == str(src.resolve())
