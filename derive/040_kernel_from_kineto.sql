@@ -45,9 +45,15 @@ launch_step AS (
 step_start AS (
     SELECT step, host_start_ns FROM step
     WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND host_start_ns IS NOT NULL
+),
+window_step AS (
+    -- only for a trace without runtime events, and only the key: the ASOF join sorts its input
+    SELECT k.erow, w.step
+    FROM (SELECT erow, ts_ns FROM k WHERE NOT EXISTS (FROM runtime)) AS k
+    ASOF JOIN step_start AS w ON k.ts_ns >= w.host_start_ns
 )
 SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, k.file_id, ids.n AS kernel_id,
-       CASE WHEN EXISTS (FROM runtime) THEN ls.step ELSE w.step END AS step, k.name, k.name AS op_type,
+       coalesce(ls.step, w.step) AS step, k.name, k.name AS op_type,
        CASE WHEN is_comm THEN 'COMMUNICATION' ELSE 'KERNEL' END AS accelerator_core,
        coalesce(k.device, TRY_CAST(k.pid AS INTEGER)) AS device_id, coalesce(k.stream, k.tid) AS stream_id,
        k.ts_ns, coalesce(k.dur_ns, 0) AS dur_ns, is_comm AS is_communication, 'kineto' AS source
@@ -55,5 +61,5 @@ FROM (SELECT *, (lower(name) LIKE 'nccl%' OR lower(name) LIKE 'rccl%'
                  OR name LIKE '%ncclKernel%' OR name LIKE '%ncclDevKernel%') AS is_comm FROM k) AS k
 JOIN ids ON ids.erow = k.erow
 LEFT JOIN launch_step AS ls ON ls.corr = k.corr
-ASOF LEFT JOIN step_start AS w ON k.ts_ns >= w.host_start_ns
+LEFT JOIN window_step AS w ON w.erow = k.erow
 ORDER BY ids.n;
