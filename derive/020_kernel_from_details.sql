@@ -1,26 +1,28 @@
--- Kernels of (run, rank) are rebuilt here and in 030/040 (kernel_details.csv rows, trace tasks,
--- Kineto kernels); the MindSpore step_trace_raw communication rows belong to their reader.
+-- kernel_details.csv rows → kernel, kernel_id = row number in the file. The rows are the ones
+-- this command parsed (kernel_details_parsed, derive/_session.sql) and, for a file read by an
+-- earlier command, its kernel rows as stored with the file's own Step Id and Stream ID
+-- (kernel_details_raw), copied aside before the kernels of the rank are deleted (here for
+-- every source: 030 and 040 write the trace and Kineto kernels after it; the MindSpore
+-- step_trace_raw communication rows belong to their reader).
+-- From the rank's trace (if any): the Ascend Hardware task with the same start and name
+-- (MindSpore >= 2.5 names the row "fwk_op/kernel") gives the Task Type and, when the CSV has
+-- none, the stream; the "Group <g> Communication" thread an HCCL op is drawn on gives its
+-- group. A row without a Step Id belongs to the last step whose host window started at or
+-- before it.
 CREATE OR REPLACE TEMP TABLE _kernel_details_stored AS
 SELECT k.run_id, k.rank, k.file_id, k.kernel_id AS line, r.step, k.name, k.op_type, k.accelerator_core,
        k.device_id, r.stream_id, k.ts_ns, k.dur_ns, k.wait_ns, k.is_communication, k.input_shapes,
        k.input_dtypes, k.output_shapes, k.block_dim
 FROM kernel AS k
 JOIN kernel_details_raw AS r USING (run_id, rank, file_id, kernel_id)
-WHERE r.run_id = getvariable('run_id') AND r.rank = getvariable('rank') AND k.run_id = getvariable('run_id') AND k.rank = getvariable('rank') AND k.source = 'kernel_details'
+WHERE r.run_id = getvariable('run_id') AND r.rank = getvariable('rank')
+  AND k.run_id = getvariable('run_id') AND k.rank = getvariable('rank') AND k.source = 'kernel_details'
   AND k.file_id NOT IN (SELECT file_id FROM kernel_details_parsed);
 
 DELETE FROM kernel
 WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
   AND source IN ('kernel_details', 'trace_view', 'kineto');
 
--- kernel_details.csv rows → kernel, kernel_id = row number in the file: the rows this command
--- parsed (kernel_details_parsed) and, for a file read by an earlier command, its kernel rows
--- as stored with the file's own Step Id and Stream ID (kernel_details_raw), copied before the
--- DELETE below. From the rank's trace
--- (if any): the Ascend Hardware task with the same start and name (MindSpore >= 2.5 names the
--- row "fwk_op/kernel") gives the Task Type and, when the CSV has none, the stream; the
--- "Group <g> Communication" thread an HCCL op is drawn on gives its group. A row without a
--- Step Id belongs to the last step whose host window started at or before it.
 INSERT INTO kernel BY NAME
 WITH kd AS (
     -- one file per rank: its n-th row has rowid first + n - 1 (a window here would run on one thread)
