@@ -57,10 +57,7 @@ matched AS (
     WHERE NOT kd.is_communication
     GROUP BY kd.line
 ),
-step_start AS (
-    SELECT step, host_start_ns FROM step
-    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND host_start_ns IS NOT NULL
-),
+step_start AS (FROM host_step_starts(getvariable('run_id'), getvariable('rank'))),
 window_step AS (
     -- only rows without a Step Id, and only their key: the ASOF join sorts its input
     SELECT kd.line, w.step

@@ -37,10 +37,7 @@ WITH tasks AS (
                       WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
                         AND source = 'kernel_details')
 ),
-step_start AS (
-    SELECT step, host_start_ns FROM step
-    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND host_start_ns IS NOT NULL
-)
+step_start AS (FROM host_step_starts(getvariable('run_id'), getvariable('rank')))
 SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, file_id,
        row_number() OVER (ORDER BY ts_ns, name) AS kernel_id, w.step, name,
        CASE WHEN is_communication THEN regexp_replace(name, '_\d+_\d+_\d+$', '') ELSE name END AS op_type,

@@ -42,10 +42,7 @@ launch_step AS (
      AND l.ts_ns >= s.host_start_ns AND l.ts_ns < s.host_end_ns
     GROUP BY l.corr
 ),
-step_start AS (
-    SELECT step, host_start_ns FROM step
-    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND host_start_ns IS NOT NULL
-),
+step_start AS (FROM host_step_starts(getvariable('run_id'), getvariable('rank'))),
 window_step AS (
     -- only for a trace without runtime events, and only the key: the ASOF join sorts its input
     SELECT k.erow, w.step

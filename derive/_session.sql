@@ -26,6 +26,12 @@ CREATE OR REPLACE TEMP MACRO npu_device_of(run, r) AS (
     FROM event WHERE run_id = run AND rank = r AND ph = 'M'
 );
 
+-- The window rule: a kernel (or op) without a step of its own belongs to the last step of its
+-- rank whose host window (ProfilerStep#N) started at or before it; the last step is open-ended.
+-- This is the table to ASOF-join on ts >= host_start_ns.
+CREATE OR REPLACE TEMP MACRO host_step_starts(run, r) AS TABLE
+    SELECT step, host_start_ns FROM step WHERE run_id = run AND rank = r AND host_start_ns IS NOT NULL;
+
 -- The files of one format of (run, rank).
 CREATE OR REPLACE TEMP MACRO rank_files(run, r, fmts) AS TABLE
     SELECT file_id FROM source_file WHERE run_id = run AND rank = r AND list_contains(fmts, format);
