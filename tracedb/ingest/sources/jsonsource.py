@@ -196,6 +196,13 @@ class TooDeep(ValueError):
     """JSON nested deeper than Python's parser goes (a recursion limit): malformed for tracedb."""
 
 
+def _skip_blanks(s: str, p: int) -> int:
+    """The first index at or after ``p`` that is not JSON whitespace."""
+    while p < len(s) and s[p] in _WS:
+        p += 1
+    return p
+
+
 def _object_tail_ok(s: str, p: int) -> bool:
     """True if ``s[p:]`` is the end of a JSON object: (, "key": value)* } then blanks.
 
@@ -204,33 +211,24 @@ def _object_tail_ok(s: str, p: int) -> bool:
     """
     n = len(s)
     while True:
-        while p < n and s[p] in _WS:
-            p += 1
+        p = _skip_blanks(s, p)
         if p >= n:
             return False
         if s[p] == "}":
-            p += 1
-            while p < n and s[p] in _WS:
-                p += 1
-            return p == n
+            return _skip_blanks(s, p + 1) == n
         if s[p] != ",":
             return False
-        p += 1
-        while p < n and s[p] in _WS:
-            p += 1
+        p = _skip_blanks(s, p + 1)
         try:
             key, p = _DECODER.raw_decode(s, p)
         except ValueError:
             return False
         if not isinstance(key, str):
             return False
-        while p < n and s[p] in _WS:
-            p += 1
+        p = _skip_blanks(s, p)
         if p >= n or s[p] != ":":
             return False
-        p += 1
-        while p < n and s[p] in _WS:
-            p += 1
+        p = _skip_blanks(s, p + 1)
         try:
             _, p = _DECODER.raw_decode(s, p)
         except ValueError:
