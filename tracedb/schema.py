@@ -13,7 +13,7 @@ import duckdb
 from . import __version__
 from .db import STORAGE_VERSION
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 
 def sql_dir(name: str) -> Path:
