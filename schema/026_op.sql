@@ -60,3 +60,10 @@ COMMENT ON COLUMN kernel.launch_name IS 'Host call that launched the kernel: cud
 COMMENT ON COLUMN kernel.launch_tid IS 'Host thread of the launch call, as text.';
 COMMENT ON COLUMN kernel.launch_ts_ns IS 'Start of the launch call on the host, integer ns since the epoch.';
 COMMENT ON COLUMN kernel.launch_dur_ns IS 'Duration of the launch call, integer ns.';
+
+-- Copies (memcpy / memset, NPU SDMA / PCIe DMA tasks) are kernel rows too, with their kind and
+-- bytes; they count neither as computing nor as communication.
+ALTER TABLE kernel ADD COLUMN IF NOT EXISTS copy_kind VARCHAR;
+ALTER TABLE kernel ADD COLUMN IF NOT EXISTS size_bytes BIGINT;
+COMMENT ON COLUMN kernel.copy_kind IS 'For a copy row: HtoD, DtoH, DtoD, PtoP, HtoH or Memset (Kineto gpu_memcpy/gpu_memset args, Nsight copyKind, NPU SDMA / PCIE_DMA task); NULL for kernels and communication ops.';
+COMMENT ON COLUMN kernel.size_bytes IS 'Bytes a copy moved or set (Kineto args "bytes", Nsight bytes); NULL when unknown or not a copy.';
