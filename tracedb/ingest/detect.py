@@ -31,6 +31,7 @@ STEP_TRACE_RAW = re.compile(r"^step_trace_raw_(\d+)_detail_time\.csv$", re.I)
 HCCL_RAW = re.compile(r"^hccl_raw_(\d+)\.csv$", re.I)
 HCCL_INFO = re.compile(r"^hccl_info(?:_(\d+))?$", re.I)
 _KINETO_NAME = re.compile(r"\.(pt\.trace\.)?json(\.gz)?$", re.I)
+_NSYS_NAME = re.compile(r"\.sqlite3?$", re.I)     # nsys export --type sqlite writes <report>.sqlite
 _RANK_IN_NAME = re.compile(r"(?:^|[^a-z])rank[_-]?(\d+)", re.I)
 
 
@@ -143,6 +144,15 @@ def kineto_rank(path: Path) -> RankInput:
     return unit
 
 
+def nsys_rank(path: Path) -> RankInput:
+    """An Nsight Systems SQLite export: one GPU rank (the rank from the file name, else the next free)."""
+    unit = RankInput(platform="gpu", source=path, files={"nsys": path}, layout="nsys")
+    r = rank_from_name(path.name)
+    if r is not None:
+        unit.rank, unit.rank_source = r, "file_name"
+    return unit
+
+
 def _classify_file(path: Path) -> RankInput:
     name = path.name
     if not path.exists():
@@ -169,6 +179,8 @@ def _classify_file(path: Path) -> RankInput:
                          else "default", layout="mindspore")
         unit.hccl_traces.append((parent.name, path))
         return unit
+    if fmt is None and _NSYS_NAME.search(name):
+        return nsys_rank(path)
     if fmt is None and _KINETO_NAME.search(name):
         kind = first_byte(path)
         if kind == b"[":
@@ -183,7 +195,7 @@ def _classify_file(path: Path) -> RankInput:
         raise InputError("unrecognised file: expected trace_view.json, kernel_details.csv, "
                          "step_trace_time.csv, communication(_matrix).json, memory_record.csv, operator_memory.csv, "
                          "npu_module_mem.csv, MindSpore step_trace_raw_*_detail_time.csv / hccl_raw_*.csv / *.trace, "
-                         "a Kineto *.pt.trace.json(.gz), "
+                         "a Kineto *.pt.trace.json(.gz), an Nsight Systems *.sqlite export, "
                          "or a folder of them.",
                          file=str(path))
     unit = RankInput(platform="npu", source=rank_dir or path, files={fmt: path})
@@ -250,8 +262,10 @@ def detect(path: Path) -> RunInput:
     for c in children:
         if c.is_file() and _KINETO_NAME.search(c.name) and first_byte(c) == b"{":
             units.append(kineto_rank(c))
+        elif c.is_file() and _NSYS_NAME.search(c.name):
+            units.append(nsys_rank(c))
     if not units:
         raise InputError("nothing recognisable in this folder: no *_ascend_pt / *_ascend_ms rank folder, "
-                         "no ASCEND_PROFILER_OUTPUT, no MindSpore profiler/ files, no Kineto *.json(.gz) trace.",
+                         "no ASCEND_PROFILER_OUTPUT, no MindSpore profiler/ files, no Kineto *.json(.gz) trace, no Nsight *.sqlite export.",
                          file=str(path))
     return RunInput(name, units, folder)
