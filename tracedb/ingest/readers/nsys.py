@@ -234,6 +234,12 @@ def _insert_kernels(con, f: SourceFile, epoch0: int, kinds: dict[int, str]) -> i
                    min(start) AS start, arg_min("end", start) AS "end"
             FROM {runtime}
             GROUP BY correlation, pid
+        ),
+        launch_any AS (
+            -- older exports have no globalPid on the GPU activity: match on the correlation id
+            SELECT correlation, arg_min(tid, start) AS tid, arg_min(name, start) AS name,
+                   min(start) AS start, arg_min("end", start) AS "end"
+            FROM launch GROUP BY correlation
         )
         SELECT ? AS run_id, ? AS rank, ? AS file_id,
                row_number() OVER (ORDER BY n.start, n.kname, n.arow) AS kernel_id,
@@ -246,13 +252,15 @@ def _insert_kernels(con, f: SourceFile, epoch0: int, kinds: dict[int, str]) -> i
                is_comm AS is_communication,
                n.grid_x, n.grid_y, n.grid_z, n.block_x, n.block_y, n.block_z,
                n.correlation AS correlation_id,
-               l.name AS launch_name, CAST(l.tid AS VARCHAR) AS launch_tid,
-               {int(epoch0)} + l.start AS launch_ts_ns, l."end" - l.start AS launch_dur_ns,
+               coalesce(l.name, la.name) AS launch_name, CAST(coalesce(l.tid, la.tid) AS VARCHAR) AS launch_tid,
+               {int(epoch0)} + coalesce(l.start, la.start) AS launch_ts_ns,
+               coalesce(l."end" - l.start, la."end" - la.start) AS launch_dur_ns,
                n.ckind AS copy_kind, CASE WHEN n.kind <> 'kernel' THEN n.bytes END AS size_bytes,
                'nsys' AS source
         FROM (SELECT *, kind = 'kernel' AND (lower(name) LIKE 'nccl%' OR lower(name) LIKE 'rccl%'
                         OR name LIKE '%ncclKernel%' OR name LIKE '%ncclDevKernel%') AS is_comm FROM named) AS n
-        LEFT JOIN launch AS l ON l.correlation = n.correlation AND l.pid IS NOT DISTINCT FROM n.pid
+        LEFT JOIN launch AS l ON l.correlation = n.correlation AND l.pid = n.pid
+        LEFT JOIN launch_any AS la ON n.pid IS NULL AND la.correlation = n.correlation
         ORDER BY kernel_id
     """, [f.run_id, f.rank, f.file_id]).fetchone()[0]
 
