@@ -30,6 +30,13 @@ ASCEND_FILES = {
 STEP_TRACE_RAW = re.compile(r"^step_trace_raw_(\d+)_detail_time\.csv$", re.I)
 HCCL_RAW = re.compile(r"^hccl_raw_(\d+)\.csv$", re.I)
 HCCL_INFO = re.compile(r"^hccl_info(?:_(\d+))?$", re.I)
+# MindSpore flat-folder files with the rank in the name: format, pattern (group 1 = rank);
+# the first format of a rank wins where two describe the same data (see mindspore_ranks)
+MS_FILES = (("mindspore_timeline", re.compile(r"^ascend_timeline_display_(\d+)\.json$", re.I)),
+            ("mindspore_timeline", re.compile(r"^timeline_display_(\d+)\.json$", re.I)),
+            ("minddata_pipeline", re.compile(r"^pipeline_profiling_(\d+)\.json$", re.I)),
+            ("minddata_pipeline", re.compile(r"^minddata_pipeline_raw_(\d+)\.csv$", re.I)))
+STEP_POINT = re.compile(r"^step_trace_point_info(?:_(\d+))?\.json$", re.I)
 _KINETO_NAME = re.compile(r"\.(pt\.trace\.)?json(\.gz)?$", re.I)
 _NSYS_NAME = re.compile(r"\.sqlite3?$", re.I)     # nsys export --type sqlite writes <report>.sqlite
 _RANK_IN_NAME = re.compile(r"(?:^|[^a-z])rank[_-]?(\d+)", re.I)
@@ -79,8 +86,20 @@ def mindspore_ranks(folder: Path) -> list[RankInput]:
                                     layout="mindspore")
         return units[rank]
 
-    infos = []
-    for c in sorted(folder.iterdir()):
+    infos, points = [], []
+    children = sorted(folder.iterdir())
+    # ascend_timeline_display before timeline_display, pipeline_profiling JSON before the CSV
+    # MindSpore parses from it: one file per (rank, format), the first pattern's
+    for fmt, pattern in MS_FILES:
+        for c in children:
+            m = pattern.match(c.name)
+            if m and c.is_file():
+                unit(int(m.group(1))).files.setdefault(fmt, c)
+    for c in children:
+        m = STEP_POINT.match(c.name)
+        if m and c.is_file():
+            points.append((int(m.group(1)) if m.group(1) else None, c))
+    for c in children:
         m = STEP_TRACE_RAW.match(c.name) or HCCL_RAW.match(c.name)
         if m and c.is_file():
             unit(int(m.group(1))).files["step_trace_raw" if c.name.lower().startswith("step") else "hccl_raw"] = c
@@ -97,6 +116,13 @@ def mindspore_ranks(folder: Path) -> list[RankInput]:
             f for f in files if f.name.startswith(("hccl_", "task_time_"))])
         if keep and dev:
             unit(int(dev.group(1))).timelines.extend(sorted(keep))
+    for rank, path in points:
+        # step_trace_point_info[_{device}].json: of the rank of that number, else of the only rank
+        if rank not in units:
+            if len(units) != 1:
+                continue
+            rank = next(iter(units))
+        units[rank].files["step_trace_point"] = path
     for rank, d in infos:
         if rank is None:
             if len(units) > 1:
@@ -179,6 +205,15 @@ def _classify_file(path: Path) -> RankInput:
                          else "default", layout="mindspore")
         unit.hccl_traces.append((parent.name, path))
         return unit
+    ms = next(((f, m) for f, pattern in MS_FILES if (m := pattern.match(name))), None)
+    if fmt is None and ms:
+        unit = RankInput(platform="npu", source=parent, rank=int(ms[1].group(1)), rank_source="file_name",
+                         layout="mindspore", framework="mindspore")
+        unit.files[ms[0]] = path
+        return unit
+    if fmt is None and STEP_POINT.match(name):
+        return RankInput(platform="npu", source=parent, files={"step_trace_point": path}, layout="mindspore",
+                         framework="mindspore")
     if fmt is None and _NSYS_NAME.search(name):
         return nsys_rank(path)
     if fmt is None and _KINETO_NAME.search(name):

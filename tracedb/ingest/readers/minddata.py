@@ -1,0 +1,121 @@
+"""MindSpore MindData pipeline profile → ``data_pipeline``: one row per (pipeline op, output
+queue sample).
+
+* ``pipeline_profiling_{rank}.json``: ``op_info[]`` with ``op_id``, ``op_type``, ``num_workers``,
+  ``children`` and ``metrics.output_queue`` (``length`` = capacity, ``size`` = the samples),
+  ``sampling_interval`` (ms). The op listing an op in its ``children`` is its parent.
+* ``minddata_pipeline_raw_{rank}.csv`` (MindSpore's parse of the JSON, MindInsight's input):
+  ``output_queue_size`` is the JSON list of samples, ``parent_id`` / ``children_id`` given.
+
+A rank folder holding both is read from the JSON only (the CSV is made from it). DuckDB parses
+either file in one statement (field names: :mod:`..fieldmaps.minddata`); ``view
+data_pipeline_wait`` reads the table.
+"""
+from __future__ import annotations
+
+import duckdb
+
+from ...errors import InputError
+from ..fieldmaps import minddata as fm
+from ..sources.csvsource import ident, open_csv, run
+from ..sources.errors import translate_read_error
+from ..sources.paths import literal_path
+
+
+def read_json(con: duckdb.DuckDBPyConnection, f) -> int:
+    """pipeline_profiling_{rank}.json → data_pipeline; returns the number of rows.
+
+    Raises:
+        InputError: malformed JSON, no op_info array, an op without op_id.
+    """
+    top, op = fm.JSON_TOP, fm.JSON
+    with literal_path(f.path) as src:
+        try:
+            n_ops, bad = con.execute(f"""
+                SELECT len({top['op_info'].name}), len(list_filter({top['op_info'].name},
+                       o -> TRY_CAST(o->>'{op['op_id'].name}' AS INTEGER) IS NULL))
+                FROM read_json(?, format = 'auto', records = true,
+                               columns = {{{top['op_info'].name}: 'JSON[]', {top['sampling_interval'].name}: 'VARCHAR'}})
+            """, [src]).fetchone()
+        except duckdb.Error as e:
+            raise translate_read_error(e, str(f.path)) from e
+        if n_ops is None:
+            raise InputError(f"no {top['op_info'].name} array.", file=str(f.path),
+                             hint="expected MindSpore's pipeline_profiling_{rank}.json.")
+        if bad:
+            raise InputError(f"an op of {top['op_info'].name} has no integer {op['op_id'].name}.", file=str(f.path))
+        return con.execute(f"""
+            INSERT INTO data_pipeline
+            WITH doc AS (
+                SELECT unnest({top['op_info'].name}) AS o,
+                       TRY_CAST({top['sampling_interval'].name} AS BIGINT) AS interval_ms
+                FROM read_json($path, format = 'auto', records = true,
+                               columns = {{{top['op_info'].name}: 'JSON[]', {top['sampling_interval'].name}: 'VARCHAR'}})
+            ),
+            ops AS (
+                SELECT CAST(o->>'{op['op_id'].name}' AS INTEGER) AS op_id, o->>'{op['op_type'].name}' AS op_type,
+                       TRY_CAST(o->>'{op['num_workers'].name}' AS INTEGER) AS num_workers,
+                       TRY_CAST(o->'{op['children'].name}' AS INTEGER[]) AS children,
+                       TRY_CAST(json_extract(o->'{op['metrics'].name}', '{fm.QUEUE_SIZE_PATH}') AS BIGINT[]) AS sizes,
+                       TRY_CAST(json_extract_string(o->'{op['metrics'].name}', '{fm.QUEUE_LENGTH_PATH}') AS BIGINT)
+                           AS capacity,
+                       interval_ms
+                FROM doc
+            ),
+            parent AS (SELECT unnest(children) AS op_id, op_id AS parent_op_id FROM ops WHERE len(children) > 0),
+            one AS (
+                SELECT o.*, p.parent_op_id
+                FROM ops AS o LEFT JOIN (SELECT op_id, min(parent_op_id) AS parent_op_id FROM parent GROUP BY op_id)
+                     AS p USING (op_id)
+            )
+            SELECT $run, $rank, $file, op_id, op_type, num_workers, parent_op_id,
+                   CASE WHEN len(children) > 0 THEN children END, sample, queue_size, capacity, interval_ms,
+                   'pipeline_profiling'
+            FROM (SELECT *, unnest(sizes) AS queue_size, unnest(range(len(sizes)))::INTEGER AS sample
+                  FROM one WHERE len(sizes) > 0)
+            UNION ALL
+            SELECT $run, $rank, $file, op_id, op_type, num_workers, parent_op_id,
+                   CASE WHEN len(children) > 0 THEN children END, NULL, NULL, capacity, interval_ms,
+                   'pipeline_profiling'
+            FROM one WHERE coalesce(len(sizes), 0) = 0
+        """, {"path": src, "run": f.run_id, "rank": f.rank, "file": f.file_id}).fetchone()[0]
+
+
+def read_csv(con: duckdb.DuckDBPyConnection, f) -> int:
+    """minddata_pipeline_raw_{rank}.csv → data_pipeline; returns the number of rows.
+
+    Raises:
+        InputError: empty or truncated file, a missing required column, an op_id that is not
+            an integer (the line named).
+    """
+    c = fm.CSV
+    from ..fieldmaps import missing
+    with open_csv(f.path, "MindSpore minddata_pipeline_raw_{rank}.csv", lambda h: missing(c, h)) as csv:
+        def col(key: str) -> str:
+            return ident(c[key].name) if csv.has(c[key].name) else "NULL"
+
+        op_id = csv.number(c["op_id"].name, f"TRY_CAST(trim({col('op_id')}) AS INTEGER)",
+                           f"nullif(trim({col('op_id')}), '')")
+        return run(con, csv, f"""
+            INSERT INTO data_pipeline
+            WITH r AS (
+                SELECT {op_id} AS op_id, {col('op_type')} AS op_type,
+                       TRY_CAST({col('num_workers')} AS INTEGER) AS num_workers,
+                       TRY_CAST(nullif(trim({col('parent_op_id')}), '') AS INTEGER) AS parent_op_id,
+                       TRY_CAST(TRY_CAST(nullif(trim({col('children')}), '') AS JSON) AS INTEGER[]) AS children,
+                       TRY_CAST(TRY_CAST(nullif(trim({col('queue_size')}), '') AS JSON) AS BIGINT[]) AS sizes,
+                       TRY_CAST(nullif(trim({col('queue_capacity')}), '') AS BIGINT) AS capacity,
+                       TRY_CAST(nullif(trim({col('sampling_interval')}), '') AS BIGINT) AS interval_ms
+                FROM {csv.sql('$path')}
+            )
+            SELECT $run, $rank, $file, op_id, op_type, num_workers, parent_op_id,
+                   CASE WHEN len(children) > 0 THEN children END, sample, queue_size, capacity, interval_ms,
+                   'minddata_pipeline_raw'
+            FROM (SELECT *, unnest(sizes) AS queue_size, unnest(range(len(sizes)))::INTEGER AS sample
+                  FROM r WHERE len(sizes) > 0)
+            UNION ALL
+            SELECT $run, $rank, $file, op_id, op_type, num_workers, parent_op_id,
+                   CASE WHEN len(children) > 0 THEN children END, NULL, NULL, capacity, interval_ms,
+                   'minddata_pipeline_raw'
+            FROM r WHERE coalesce(len(sizes), 0) = 0
+        """, {"path": csv.src, "run": f.run_id, "rank": f.rank, "file": f.file_id}).fetchone()[0]
