@@ -9,6 +9,7 @@ CREATE TABLE IF NOT EXISTS data_pipeline (
     num_workers        INTEGER,
     parent_op_id       INTEGER,
     children_op_ids    INTEGER[],
+    depth              INTEGER,
     sample             INTEGER,
     queue_size         BIGINT,
     queue_capacity     BIGINT,
@@ -24,6 +25,7 @@ COMMENT ON COLUMN data_pipeline.op_type IS 'Op type as written (ImageFolderOp, M
 COMMENT ON COLUMN data_pipeline.num_workers IS 'Worker threads of the op (num_workers).';
 COMMENT ON COLUMN data_pipeline.parent_op_id IS 'The op that consumes this op''s output queue (JSON: the op listing it in children; CSV parent_id); NULL for the root.';
 COMMENT ON COLUMN data_pipeline.children_op_ids IS 'Ops whose output queues this op reads (children / children_id); NULL for a source (leaf) op.';
+COMMENT ON COLUMN data_pipeline.depth IS 'Steps from the root op down the parent links: 0 for the root (the op feeding the device), 1 for its children, ...; NULL if the op is not reachable from a root.';
 COMMENT ON COLUMN data_pipeline.sample IS '0-based index of the queue sample (position in output_queue.size); samples are taken every sampling_interval_ms; NULL for an op without queue metrics.';
 COMMENT ON COLUMN data_pipeline.queue_size IS 'Rows (batches) in the op''s output queue at the sample; 0 = empty: its consumer had nothing to take.';
 COMMENT ON COLUMN data_pipeline.queue_capacity IS 'Capacity of the output queue (output_queue.length / output_queue_length).';

@@ -22,6 +22,34 @@ from ..sources.errors import translate_read_error
 from ..sources.paths import literal_path
 
 
+def _rows(ops: str, source: str) -> str:
+    """SQL (the end of a WITH RECURSIVE whose CTE ``ops`` has one row per op: op_id, op_type,
+    num_workers, parent_op_id, children, sizes, capacity, interval_ms): each op's depth below
+    the root, then one row per queue sample (one row with sample NULL for an op without
+    samples)."""
+    return f"""
+            , depth_walk AS (
+                SELECT op_id, 0 AS depth FROM {ops} WHERE parent_op_id IS NULL
+                UNION ALL
+                SELECT o.op_id, d.depth + 1 FROM {ops} AS o JOIN depth_walk AS d ON o.parent_op_id = d.op_id
+                WHERE d.depth < 64          -- a cycle in a damaged file stops here
+            ),
+            with_depth AS (
+                SELECT o.*, d.depth FROM {ops} AS o
+                LEFT JOIN (SELECT op_id, min(depth) AS depth FROM depth_walk GROUP BY op_id) AS d USING (op_id)
+            )
+            SELECT $run, $rank, $file, op_id, op_type, num_workers, parent_op_id,
+                   CASE WHEN len(children) > 0 THEN children END, depth, sample, queue_size, capacity,
+                   interval_ms, '{source}'
+            FROM (SELECT *, unnest(sizes) AS queue_size, unnest(range(len(sizes)))::INTEGER AS sample
+                  FROM with_depth WHERE len(sizes) > 0)
+            UNION ALL
+            SELECT $run, $rank, $file, op_id, op_type, num_workers, parent_op_id,
+                   CASE WHEN len(children) > 0 THEN children END, depth, NULL, NULL, capacity, interval_ms,
+                   '{source}'
+            FROM with_depth WHERE coalesce(len(sizes), 0) = 0"""
+
+
 def read_json(con: duckdb.DuckDBPyConnection, f) -> int:
     """pipeline_profiling_{rank}.json → data_pipeline; returns the number of rows.
 
@@ -33,7 +61,7 @@ def read_json(con: duckdb.DuckDBPyConnection, f) -> int:
         try:
             n_ops, bad = con.execute(f"""
                 SELECT len({top['op_info'].name}), len(list_filter({top['op_info'].name},
-                       o -> TRY_CAST(o->>'{op['op_id'].name}' AS INTEGER) IS NULL))
+                       lambda o: TRY_CAST(o->>'{op['op_id'].name}' AS INTEGER) IS NULL))
                 FROM read_json(?, format = 'auto', records = true,
                                columns = {{{top['op_info'].name}: 'JSON[]', {top['sampling_interval'].name}: 'VARCHAR'}})
             """, [src]).fetchone()
@@ -46,7 +74,7 @@ def read_json(con: duckdb.DuckDBPyConnection, f) -> int:
             raise InputError(f"an op of {top['op_info'].name} has no integer {op['op_id'].name}.", file=str(f.path))
         return con.execute(f"""
             INSERT INTO data_pipeline
-            WITH doc AS (
+            WITH RECURSIVE doc AS (
                 SELECT unnest({top['op_info'].name}) AS o,
                        TRY_CAST({top['sampling_interval'].name} AS BIGINT) AS interval_ms
                 FROM read_json($path, format = 'auto', records = true,
@@ -68,16 +96,7 @@ def read_json(con: duckdb.DuckDBPyConnection, f) -> int:
                 FROM ops AS o LEFT JOIN (SELECT op_id, min(parent_op_id) AS parent_op_id FROM parent GROUP BY op_id)
                      AS p USING (op_id)
             )
-            SELECT $run, $rank, $file, op_id, op_type, num_workers, parent_op_id,
-                   CASE WHEN len(children) > 0 THEN children END, sample, queue_size, capacity, interval_ms,
-                   'pipeline_profiling'
-            FROM (SELECT *, unnest(sizes) AS queue_size, unnest(range(len(sizes)))::INTEGER AS sample
-                  FROM one WHERE len(sizes) > 0)
-            UNION ALL
-            SELECT $run, $rank, $file, op_id, op_type, num_workers, parent_op_id,
-                   CASE WHEN len(children) > 0 THEN children END, NULL, NULL, capacity, interval_ms,
-                   'pipeline_profiling'
-            FROM one WHERE coalesce(len(sizes), 0) = 0
+            {_rows('one', 'pipeline_profiling')}
         """, {"path": src, "run": f.run_id, "rank": f.rank, "file": f.file_id}).fetchone()[0]
 
 
@@ -98,7 +117,7 @@ def read_csv(con: duckdb.DuckDBPyConnection, f) -> int:
                            f"nullif(trim({col('op_id')}), '')")
         return run(con, csv, f"""
             INSERT INTO data_pipeline
-            WITH r AS (
+            WITH RECURSIVE r AS (
                 SELECT {op_id} AS op_id, {col('op_type')} AS op_type,
                        TRY_CAST({col('num_workers')} AS INTEGER) AS num_workers,
                        TRY_CAST(nullif(trim({col('parent_op_id')}), '') AS INTEGER) AS parent_op_id,
@@ -108,14 +127,5 @@ def read_csv(con: duckdb.DuckDBPyConnection, f) -> int:
                        TRY_CAST(nullif(trim({col('sampling_interval')}), '') AS BIGINT) AS interval_ms
                 FROM {csv.sql('$path')}
             )
-            SELECT $run, $rank, $file, op_id, op_type, num_workers, parent_op_id,
-                   CASE WHEN len(children) > 0 THEN children END, sample, queue_size, capacity, interval_ms,
-                   'minddata_pipeline_raw'
-            FROM (SELECT *, unnest(sizes) AS queue_size, unnest(range(len(sizes)))::INTEGER AS sample
-                  FROM r WHERE len(sizes) > 0)
-            UNION ALL
-            SELECT $run, $rank, $file, op_id, op_type, num_workers, parent_op_id,
-                   CASE WHEN len(children) > 0 THEN children END, NULL, NULL, capacity, interval_ms,
-                   'minddata_pipeline_raw'
-            FROM r WHERE coalesce(len(sizes), 0) = 0
+            {_rows('r', 'minddata_pipeline_raw')}
         """, {"path": csv.src, "run": f.run_id, "rank": f.rank, "file": f.file_id}).fetchone()[0]
