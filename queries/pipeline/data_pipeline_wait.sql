@@ -14,7 +14,7 @@
 --            is slow; a source op with an empty queue is slow), applied per sample: the op
 --            nearest the device whose output queue is empty while every child queue holds data,
 --            or an empty source (leaf) op.
--- Units:     sizes in rows (batches); sample_ms milliseconds from the first sample; ratio 0..1.
+-- Units:     *_count batches; *_ns integer nanoseconds from the first sample; *_ratio 0..1.
 CREATE OR REPLACE VIEW data_pipeline_wait AS
 WITH q AS (
     SELECT run_id, rank, op_id, op_type, parent_op_id, children_op_ids, depth, sample, queue_size,
@@ -34,7 +34,7 @@ feed_op AS (
 ),
 feed AS (
     SELECT q.run_id, q.rank, q.sample, q.op_id, f.op_type, q.queue_size, q.queue_capacity,
-           q.sample * q.sampling_interval_ms AS sample_ms
+           q.sample * q.sampling_interval_ms * 1000000 AS sample_offset_ns
     FROM q
     JOIN feed_op AS f
         ON f.run_id = q.run_id AND f.rank = q.rank AND f.op_id = q.op_id
@@ -69,11 +69,11 @@ SELECT
     r.run_name::VARCHAR                                              AS run_name,               -- run name
     w.rank::INTEGER                                                  AS rank,                   -- global rank ({rank} of the file name)
     w.sample::INTEGER                                                AS sample,                 -- 0-based queue sample
-    w.sample_ms::BIGINT                                              AS sample_ms,              -- sample x sampling_interval, ms from the first sample
+    w.sample_offset_ns::BIGINT                                       AS sample_offset_ns,       -- sample x sampling_interval_ms, as ns from the first sample
     w.op_id::INTEGER                                                 AS device_queue_op_id,     -- op whose output queue feeds the device
     w.op_type::VARCHAR                                               AS device_queue_op_type,   -- its op type (BatchOp, ...)
-    w.queue_size::BIGINT                                             AS device_queue_size,      -- batches waiting for the device at the sample
-    w.queue_capacity::BIGINT                                         AS device_queue_capacity,  -- capacity of that queue
+    w.queue_size::BIGINT                                             AS device_queue_batch_count,     -- batches waiting in the device queue at the sample (output_queue size)
+    w.queue_capacity::BIGINT                                         AS device_queue_capacity_count,  -- batches the device queue holds when full (output_queue length)
     w.device_waited::BOOLEAN                                         AS device_waited,          -- TRUE when the device queue was empty: the device waited for data
     (CASE WHEN w.device_waited THEN c.op_id END)::INTEGER            AS empty_queue_op_id,      -- when the device waited: the op to blame (empty output queue, children holding data, or an empty source)
     (CASE WHEN w.device_waited THEN c.op_type END)::VARCHAR          AS empty_queue_op_type,    -- its op type
