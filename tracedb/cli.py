@@ -157,7 +157,9 @@ def ingest(
                                                 "folders, a MindSpore profiler/ folder, Kineto *.pt.trace.json(.gz) "
                                                 "or a folder of them, or single files: trace_view.json, "
                                                 "kernel_details.csv, step_trace_time.csv, communication(_matrix).json, "
-                                                "memory_record.csv, operator_memory.csv, npu_module_mem.csv."),
+                                                "memory_record.csv, operator_memory.csv, npu_module_mem.csv, "
+                                                "MindSpore (ascend_)timeline_display_{rank}.json / "
+                                                "pipeline_profiling_{rank}.json, Nsight Systems *.sqlite exports."),
     db: DbOption = None,
     run: Optional[str] = typer.Option(None, "--run", help="Run name (default: the folder of PATH, or the folder "
                                                           "holding all PATHs)."),
