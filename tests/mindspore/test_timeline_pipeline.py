@@ -161,3 +161,25 @@ def test_pipeline_json_without_op_info(tmp_path, db_path):
     src.write_text('{"sampling_interval": 10}')
     with pytest.raises(InputError, match="op_info"):
         ingest_paths(db_path, src)
+
+
+def test_timeline_steps_do_not_depend_on_file_order(tmp_path):
+    """The timeline's steps need two files (the timeline and step_trace_point_info.json), and a
+    step_trace_raw beside them changes which steps win: every order gives the same tables."""
+    from tests.ingest.test_order import snapshot
+
+    folder = corpus_path(RUN2)
+    timeline, point, raw = (folder / "ascend_timeline_display_1.json", folder / "step_trace_point_info.json",
+                            folder / "step_trace_raw_1_detail_time.csv")
+    orders = {"folder": [[folder]], "one by one": [[timeline], [point], [raw]],
+              "reversed": [[raw], [point], [timeline]], "points first": [[point], [timeline, raw]]}
+    snaps = {}
+    for name, commands in orders.items():
+        db = tmp_path / f"{name}.duckdb"
+        for paths in commands:
+            ingest_paths(db, *paths, run="r")
+        snaps[name] = snapshot(db)
+    first = snaps.pop("folder")
+    assert first["step"] and first["kernel"]
+    for name, snap in snaps.items():
+        assert snap == first, name

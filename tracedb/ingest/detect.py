@@ -212,8 +212,13 @@ def _classify_file(path: Path) -> RankInput:
         unit.files[ms[0]] = path
         return unit
     if fmt is None and STEP_POINT.match(name):
-        return RankInput(platform="npu", source=parent, files={"step_trace_point": path}, layout="mindspore",
+        # the rank of the folder's other MindSpore files when they name exactly one
+        ranks = [u.rank for u in mindspore_ranks(parent)]
+        unit = RankInput(platform="npu", source=parent, files={"step_trace_point": path}, layout="mindspore",
                          framework="mindspore")
+        if len(ranks) == 1:
+            unit.rank, unit.rank_source = ranks[0], "file_name"
+        return unit
     if fmt is None and _NSYS_NAME.search(name):
         return nsys_rank(path)
     if fmt is None and _KINETO_NAME.search(name):
