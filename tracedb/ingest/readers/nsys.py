@@ -174,95 +174,143 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
             epoch0 = int(got[0]) if got and got[0] is not None else 0
         kinds = _copy_kinds(lite, tables)
 
-        parts = []
+        if fm.NVTX_TABLE in tables:
+            items, joins = _expr("a", fm.NVTX, _columns(lite, fm.NVTX_TABLE), fm.NVTX_TABLE, f.path)
+            # inline text, else the registered string; '' (not NULL) so that the driver types the
+            # column as text from its first batch
+            items["text"] = f"coalesce({items['text']}, {items['text_id']}, '')"
+            items["text_id"] = "NULL"
+            types = ", ".join(str(t) for t in fm.NVTX_RANGE_TYPES + fm.NVTX_MARK_TYPES)
+            _stage(con, lite, "nvtx", f"SELECT {_select(items, fm.NVTX)} FROM {fm.NVTX_TABLE} AS a {' '.join(joins)} "
+                                      f"WHERE a.eventType IN ({types})")
+            _insert_nvtx(con, f, epoch0, pattern, grouped)
+            con.execute(f"DROP TABLE IF EXISTS {_PREFIX}nvtx")
+
+        parts, has_pid = [], True
         cols = ["kind", *fm.KERNEL, "bytes", "copy_kind"]
         for table, kind, fields in ((fm.KERNEL_TABLE, "kernel", fm.KERNEL), (fm.MEMCPY_TABLE, "memcpy", fm.COPY),
                                     (fm.MEMSET_TABLE, "memset", fm.COPY)):
             if table in tables:
-                items, joins = _expr("a", fields, _columns(lite, table), table, f.path)
+                table_cols = _columns(lite, table)
+                has_pid = has_pid and fm.ACTIVITY["global_pid"].find(table_cols) is not None
+                items, joins = _expr("a", fields, table_cols, table, f.path)
                 items["kind"] = f"'{kind}'"
                 parts.append(f"SELECT {_select(items, cols)} FROM {table} AS a {' '.join(joins)}")
-        if parts:
-            _stage(con, lite, "activity", " UNION ALL ".join(parts))
+        if not parts:
+            return 0
+        runtime = None
         if fm.RUNTIME_TABLE in tables:
             items, joins = _expr("a", fm.RUNTIME, _columns(lite, fm.RUNTIME_TABLE), fm.RUNTIME_TABLE, f.path)
-            _stage(con, lite, "runtime", f"SELECT {_select(items, fm.RUNTIME)} FROM {fm.RUNTIME_TABLE} AS a "
-                                         f"{' '.join(joins)}")
-        if fm.NVTX_TABLE in tables:
-            items, joins = _expr("a", fm.NVTX, _columns(lite, fm.NVTX_TABLE), fm.NVTX_TABLE, f.path)
-            types = ", ".join(str(t) for t in fm.NVTX_RANGE_TYPES + fm.NVTX_MARK_TYPES)
-            _stage(con, lite, "nvtx", f"SELECT {_select(items, fm.NVTX)} FROM {fm.NVTX_TABLE} AS a {' '.join(joins)} "
-                                      f"WHERE a.eventType IN ({types})")
-
-    n = _insert_kernels(con, f, epoch0, kinds) if parts else 0
-    if fm.NVTX_TABLE in tables:
-        _insert_nvtx(con, f, epoch0, pattern, grouped)
-    for t in ("activity", "runtime", "nvtx", "kinds"):
-        con.execute(f"DROP TABLE IF EXISTS {_PREFIX}{t}")
-    return n
+            runtime = f"SELECT {_select(items, fm.RUNTIME)} FROM {fm.RUNTIME_TABLE} AS a {' '.join(joins)}"
+        with _stream(f.path, " UNION ALL ".join(parts)) as act, _stream(f.path, runtime) as rt:
+            return _insert_kernels(con, f, epoch0, kinds, act, rt, has_pid)
 
 
-def _insert_kernels(con, f: SourceFile, epoch0: int, kinds: dict[int, str]) -> int:
+@contextmanager
+def _stream(path: Path, sql: str | None):
+    """The result of ``sql`` on the export as an Arrow table built by the driver in C (None for
+    None). A table, not a RecordBatchReader: the kernel INSERT reads the rows more than once,
+    and a one-pass stream made DuckDB run it single-threaded (measured: 53 s against 21 s for
+    1 M kernels on a loaded machine)."""
+    if sql is None:
+        yield None
+        return
+    with _sqlite(path) as lite:
+        yield _arrow(lite, sql)
+
+
+def _insert_kernels(con, f: SourceFile, epoch0: int, kinds: dict[int, str], act, rt, has_pid: bool) -> int:
+    """Kernel rows from the activity stream ``act``, with the launch call of each from the
+    runtime stream ``rt`` (None without a runtime table) and the step from this file's NVTX
+    step ranges (already in ``event``)."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREFIX}kinds (id BIGINT, copy_kind VARCHAR)")
     if kinds:
         con.executemany(f"INSERT INTO {_PREFIX}kinds VALUES (?, ?)", [[k, v] for k, v in kinds.items()])
-    has_runtime = con.execute(f"SELECT count(*) FROM duckdb_tables() WHERE temporary "
-                              f"AND table_name = '{_PREFIX}runtime'").fetchone()[0]
-    runtime = (f"(SELECT correlation, (global_tid >> 24) & 16777215 AS pid, global_tid & 16777215 AS tid, "
-               f"name, start, \"end\" FROM {_PREFIX}runtime)" if has_runtime else
-               "(SELECT NULL::BIGINT AS correlation, NULL::BIGINT AS pid, NULL::BIGINT AS tid, NULL::VARCHAR AS name, "
-               "NULL::BIGINT AS start, NULL::BIGINT AS \"end\" WHERE false)")
-    return con.execute(f"""
-        INSERT INTO kernel BY NAME
-        WITH a AS (
-            SELECT * REPLACE (CAST(name AS VARCHAR) AS name, CAST(short_name AS VARCHAR) AS short_name),
-                   row_number() OVER () AS arow,
-                   CASE WHEN global_pid IS NULL THEN NULL ELSE (global_pid >> 24) & 16777215 END AS pid
-            FROM {_PREFIX}activity
-        ),
-        named AS (
-            SELECT a.*,
-                   CASE a.kind WHEN 'kernel' THEN a.name
-                               WHEN 'memset' THEN 'Memset'
-                               ELSE 'Memcpy ' || coalesce(k.copy_kind, 'Unknown') END AS kname,
-                   CASE a.kind WHEN 'memset' THEN 'Memset' WHEN 'memcpy' THEN k.copy_kind END AS ckind
-            FROM a LEFT JOIN {_PREFIX}kinds AS k ON a.kind = 'memcpy' AND k.id = a.copy_kind
-        ),
-        launch AS (
-            -- one runtime call per (process, correlation id); the earliest if a file repeats one
-            SELECT correlation, pid, arg_min(tid, start) AS tid, arg_min(name, start) AS name,
-                   min(start) AS start, arg_min("end", start) AS "end"
-            FROM {runtime}
-            GROUP BY correlation, pid
-        ),
-        launch_any AS (
-            -- older exports have no globalPid on the GPU activity: match on the correlation id
-            SELECT correlation, arg_min(tid, start) AS tid, arg_min(name, start) AS name,
-                   min(start) AS start, arg_min("end", start) AS "end"
-            FROM launch GROUP BY correlation
-        )
-        SELECT ? AS run_id, ? AS rank, ? AS file_id,
-               row_number() OVER (ORDER BY n.start, n.kname, n.arow) AS kernel_id,
-               NULL AS step, n.kname AS name,
-               CASE WHEN n.kind = 'kernel' THEN coalesce(n.short_name, n.name) ELSE n.kname END AS op_type,
-               CASE WHEN n.kind = 'memcpy' THEN 'MEMCPY' WHEN n.kind = 'memset' THEN 'MEMSET'
-                    WHEN is_comm THEN 'COMMUNICATION' ELSE 'KERNEL' END AS accelerator_core,
-               n.device AS device_id, CAST(n.stream AS VARCHAR) AS stream_id,
-               {int(epoch0)} + n.start AS ts_ns, greatest(n."end" - n.start, 0) AS dur_ns,
-               is_comm AS is_communication,
-               n.grid_x, n.grid_y, n.grid_z, n.block_x, n.block_y, n.block_z,
-               n.correlation AS correlation_id,
-               coalesce(l.name, la.name) AS launch_name, CAST(coalesce(l.tid, la.tid) AS VARCHAR) AS launch_tid,
-               {int(epoch0)} + coalesce(l.start, la.start) AS launch_ts_ns,
-               coalesce(l."end" - l.start, la."end" - la.start) AS launch_dur_ns,
-               n.ckind AS copy_kind, CASE WHEN n.kind <> 'kernel' THEN n.bytes END AS size_bytes,
-               'nsys' AS source
-        FROM (SELECT *, kind = 'kernel' AND (lower(name) LIKE 'nccl%' OR lower(name) LIKE 'rccl%'
-                        OR name LIKE '%ncclKernel%' OR name LIKE '%ncclDevKernel%') AS is_comm FROM named) AS n
-        LEFT JOIN launch AS l ON l.correlation = n.correlation AND l.pid = n.pid
-        LEFT JOIN launch_any AS la ON n.pid IS NULL AND la.correlation = n.correlation
-        ORDER BY kernel_id
-    """, [f.run_id, f.rank, f.file_id]).fetchone()[0]
+    act_view, rt_view = f"{_PREFIX}act", f"{_PREFIX}rt"
+    con.register(act_view, act)
+    if rt is not None:
+        con.register(rt_view, rt)
+    # the launch call with the same correlation id in the same process (older exports have no
+    # globalPid on the GPU activity: the correlation id alone); the earliest if one repeats
+    key = "correlation, pid" if has_pid else "correlation"
+    runtime = (f"""SELECT {key}, arg_min(tid, start) AS tid, arg_min(name, start) AS name, min(start) AS start,
+                          arg_min("end", start) AS "end"
+                   FROM (SELECT correlation, (global_tid >> 24) & 16777215 AS pid, global_tid & 16777215 AS tid,
+                                CAST(name AS VARCHAR) AS name, start, "end" FROM {rt_view})
+                   GROUP BY {key}""" if rt is not None else
+               "SELECT NULL::BIGINT AS correlation, NULL::BIGINT AS pid, NULL::BIGINT AS tid, "
+               "NULL::VARCHAR AS name, NULL::BIGINT AS start, NULL::BIGINT AS \"end\" WHERE false")
+    launch_on = "l.correlation = n.correlation" + (" AND l.pid = n.pid" if has_pid else "")
+    try:
+        return con.execute(f"""
+            INSERT INTO kernel BY NAME
+            WITH a AS (
+                SELECT * REPLACE (CAST(nullif(CAST(name AS VARCHAR), '') AS VARCHAR) AS name,
+                                  CAST(nullif(CAST(short_name AS VARCHAR), '') AS VARCHAR) AS short_name),
+                       row_number() OVER () AS arow,
+                       CASE WHEN global_pid IS NULL THEN NULL ELSE (global_pid >> 24) & 16777215 END AS pid
+                FROM {act_view}
+            ),
+            named AS (
+                SELECT a.*,
+                       CASE a.kind WHEN 'kernel' THEN a.name
+                                   WHEN 'memset' THEN 'Memset'
+                                   ELSE 'Memcpy ' || coalesce(k.copy_kind, 'Unknown') END AS kname,
+                       CASE a.kind WHEN 'memset' THEN 'Memset' WHEN 'memcpy' THEN k.copy_kind END AS ckind
+                FROM a LEFT JOIN {_PREFIX}kinds AS k ON a.kind = 'memcpy' AND k.id = a.copy_kind
+            ),
+            launch AS ({runtime}),
+            rows AS (
+                SELECT n.*, l.name AS launch_name, l.tid AS launch_tid,
+                       {int(epoch0)} + l.start AS launch_ts_ns, l."end" - l.start AS launch_dur_ns,
+                       {int(epoch0)} + n.start AS ts_ns,
+                       n.kind = 'kernel' AND (lower(n.name) LIKE 'nccl%' OR lower(n.name) LIKE 'rccl%'
+                           OR n.name LIKE '%ncclKernel%' OR n.name LIKE '%ncclDevKernel%') AS is_comm
+                FROM named AS n LEFT JOIN launch AS l ON {launch_on}
+            ),
+            steps AS (
+                -- this file's NVTX step ranges, as derive/010 makes steps of them
+                SELECT TRY_CAST(regexp_extract(name, '#(\\d+)', 1) AS INTEGER) AS step,
+                       min(ts_ns) AS host_start_ns, max(ts_ns + coalesce(dur_ns, 0)) AS host_end_ns
+                FROM event
+                WHERE file_id = $file AND ph = 'X' AND name LIKE 'ProfilerStep#%'
+                GROUP BY 1 HAVING step IS NOT NULL
+            ),
+            by_launch AS (
+                -- the step whose range holds the launch call (the latest range started at or before it)
+                SELECT r.arow, CASE WHEN r.launch_ts_ns < s.host_end_ns THEN s.step END AS step
+                FROM (SELECT arow, launch_ts_ns FROM rows WHERE launch_ts_ns IS NOT NULL) AS r
+                ASOF JOIN steps AS s ON r.launch_ts_ns >= s.host_start_ns
+            ),
+            by_window AS (
+                -- no launch call: the last step whose range started at or before the kernel
+                SELECT r.arow, s.step
+                FROM (SELECT arow, ts_ns FROM rows WHERE launch_ts_ns IS NULL) AS r
+                ASOF JOIN steps AS s ON r.ts_ns >= s.host_start_ns
+            )
+            SELECT $run AS run_id, $rank AS rank, $file AS file_id,
+                   row_number() OVER (ORDER BY r.start, r.kname, r.arow) AS kernel_id,
+                   coalesce(bl.step, bw.step) AS step, r.kname AS name,
+                   CASE WHEN r.kind = 'kernel' THEN coalesce(r.short_name, r.name) ELSE r.kname END AS op_type,
+                   CASE WHEN r.kind = 'memcpy' THEN 'MEMCPY' WHEN r.kind = 'memset' THEN 'MEMSET'
+                        WHEN r.is_comm THEN 'COMMUNICATION' ELSE 'KERNEL' END AS accelerator_core,
+                   r.device AS device_id, CAST(r.stream AS VARCHAR) AS stream_id,
+                   r.ts_ns, greatest(r."end" - r.start, 0) AS dur_ns, r.is_comm AS is_communication,
+                   r.grid_x, r.grid_y, r.grid_z, r.block_x, r.block_y, r.block_z,
+                   r.correlation AS correlation_id,
+                   r.launch_name, CAST(r.launch_tid AS VARCHAR) AS launch_tid, r.launch_ts_ns, r.launch_dur_ns,
+                   r.ckind AS copy_kind, CASE WHEN r.kind <> 'kernel' THEN r.bytes END AS size_bytes,
+                   'nsys' AS source
+            FROM rows AS r
+            LEFT JOIN by_launch AS bl USING (arow)
+            LEFT JOIN by_window AS bw USING (arow)
+            ORDER BY kernel_id
+        """, {"run": f.run_id, "rank": f.rank, "file": f.file_id}).fetchone()[0]
+    finally:
+        con.unregister(act_view)
+        if rt is not None:
+            con.unregister(rt_view)
+        con.execute(f"DROP TABLE IF EXISTS {_PREFIX}kinds")
 
 
 def _insert_nvtx(con, f: SourceFile, epoch0: int, pattern: str, grouped: bool) -> None:
