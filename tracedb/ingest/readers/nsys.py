@@ -18,7 +18,9 @@ ns on the session clock plus ``TARGET_INFO_SESSION_START_TIME.utcEpochNs`` (UTC 
 the session start), so ts_ns is epoch ns like the other readers'; an export without that
 table (older schema) keeps the session-relative ns. The tables are read through the ADBC
 SQLite driver as Arrow record batches (C), which DuckDB scans directly: no Python loop over
-rows. The kernel steps are set by ``derive/045_kernel_step_nsys.sql``.
+rows. A kernel's step is the NVTX step range of the same file that holds its launch call
+(HolisticTraceAnalysis's rule, as derive/040 for Kineto), else the last step range that started
+at or before the kernel; derive/010 makes the same ranges the rank's steps.
 """
 from __future__ import annotations
 
