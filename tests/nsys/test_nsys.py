@@ -175,3 +175,16 @@ def test_bad_step_pattern_is_refused(tmp_path, db_path):
     _export(src, old=True, nvtx=STEPS)
     with pytest.raises(InputError, match="step-range-pattern"):
         ingest_paths(db_path, src, step_range_pattern="(unclosed")
+
+
+def test_export_version_kept(db_path, tmp_path):
+    """META_DATA_EXPORT of the corpus file: EXPORT_SCHEMA_VERSION 3.24.0, product 2025.5.2.266;
+    an older export without the table records NULLs."""
+    ingest_paths(db_path, corpus_path(NSYS), run="nsys")
+    assert rows(db_path, "SELECT args->>'schema_version', args->>'product_version' FROM event "
+                         "WHERE name = 'nsys_export'") == [("3.24.0", "2025.5.2.266")]
+    old = tmp_path / "old.sqlite"
+    _export(old, old=True, nvtx=STEPS)
+    db2 = tmp_path / "old.duckdb"
+    ingest_paths(db2, old, run="old")
+    assert rows(db2, "SELECT args->>'schema_version' FROM event WHERE name = 'nsys_export'") == [(None,)]

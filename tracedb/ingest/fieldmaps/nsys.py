@@ -19,6 +19,9 @@ NVTX_TABLE = "NVTX_EVENTS"
 STRINGS_TABLE = "StringIds"
 SESSION_START_TABLE = "TARGET_INFO_SESSION_START_TIME"   # utcEpochNs: the session's time 0, UTC epoch ns
 COPY_KIND_ENUM = "ENUM_CUDA_MEMCPY_OPER"
+EXPORT_META_TABLE = "META_DATA_EXPORT"                   # (name, value) rows
+EXPORT_SCHEMA_VERSION = "EXPORT_SCHEMA_VERSION"          # e.g. 3.24.0
+EXPORT_PRODUCT_VERSION = "EXPORT_PRODUCT_VERSION"        # e.g. 2025.5.2.266
 
 # columns every GPU activity table (kernel, memcpy, memset) has
 ACTIVITY = {

@@ -24,6 +24,7 @@ at or before the kernel; derive/010 makes the same ranges the rank's steps.
 """
 from __future__ import annotations
 
+import json
 import re
 from contextlib import contextmanager
 from pathlib import Path
@@ -131,6 +132,18 @@ def _copy_kinds(lite, tables: set[str]) -> dict[int, str]:
     return kinds
 
 
+def _export_version(lite, tables: set[str]) -> dict:
+    """The export's product and schema version (META_DATA_EXPORT; absent in the oldest exports,
+    whose layout the column checks of :func:`_expr` then tell apart)."""
+    out = {"schema_version": None, "product_version": None}
+    if fm.EXPORT_META_TABLE in tables:
+        t = _arrow(lite, f"SELECT name, CAST(value AS TEXT) AS value FROM {fm.EXPORT_META_TABLE} "
+                         f"WHERE name IN ('{fm.EXPORT_SCHEMA_VERSION}', '{fm.EXPORT_PRODUCT_VERSION}')").to_pydict()
+        got = dict(zip(t["name"], t["value"]))
+        out = {"schema_version": got.get(fm.EXPORT_SCHEMA_VERSION), "product_version": got.get(fm.EXPORT_PRODUCT_VERSION)}
+    return out
+
+
 def step_pattern(pattern: str | None) -> tuple[str, bool]:
     """The step pattern and whether it has a group giving the step number.
 
@@ -175,6 +188,10 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
             got = _arrow(lite, f"SELECT min(utcEpochNs) FROM {fm.SESSION_START_TABLE}").column(0).to_pylist()
             epoch0 = int(got[0]) if got and got[0] is not None else 0
         kinds = _copy_kinds(lite, tables)
+        version = _export_version(lite, tables)
+        con.execute("INSERT INTO event (run_id, rank, file_id, ph, name, cat, args) "
+                    "VALUES (?, ?, ?, 'M', 'nsys_export', 'nsys', ?)",
+                    [f.run_id, f.rank, f.file_id, json.dumps(version)])
 
         if fm.NVTX_TABLE in tables:
             items, joins = _expr("a", fm.NVTX, _columns(lite, fm.NVTX_TABLE), fm.NVTX_TABLE, f.path)
