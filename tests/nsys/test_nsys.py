@@ -188,3 +188,22 @@ def test_export_version_kept(db_path, tmp_path):
     db2 = tmp_path / "old.duckdb"
     ingest_paths(db2, old, run="old")
     assert rows(db2, "SELECT args->>'schema_version' FROM event WHERE name = 'nsys_export'") == [(None,)]
+
+
+@pytest.mark.parametrize("fieldmap, reader", [("nsys", "nsys"), ("mindspore_timeline", "mindspore_timeline"),
+                                             ("minddata", "minddata")])
+def test_new_fieldmaps_follow_the_fieldmap_rules(fieldmap, reader):
+    """The rules tests/ingest/test_fieldmaps.py applies to every map: known kinds, version tags,
+    and no raw name spelled inline in the reader."""
+    import importlib
+    import inspect
+
+    from tests.ingest.test_fieldmaps import KINDS, VERSION, fields_of
+    fm = importlib.import_module(f"tracedb.ingest.fieldmaps.{fieldmap}")
+    fields = fields_of(fm)
+    assert fields
+    for f in fields:
+        assert f.names and f.kind in KINDS and (f.since is None or VERSION.match(f.since)), f
+    source = inspect.getsource(importlib.import_module(f"tracedb.ingest.readers.{reader}"))
+    names = {n for f in fields for n in f.names if len(n) > 5}
+    assert sorted(n for n in names if f'"{n}"' in source or f"'{n}'" in source) == []

@@ -7,25 +7,25 @@ from . import Field
 # pipeline_profiling_{rank}.json: {"sampling_interval": ms, "op_info": [{op_id, op_type,
 # num_workers, children: [ids], metrics: {output_queue: {length, size: [..], throughput: [..]}}}]}
 JSON = {
-    "op_id": Field(("op_id",), "int", required=True),
-    "op_type": Field(("op_type",), "text"),
-    "num_workers": Field(("num_workers",), "int"),
-    "children": Field(("children",), "json"),
-    "metrics": Field(("metrics",), "json"),
+    "id": Field(("op_id",), "int", required=True),
+    "type": Field(("op_type",), "text"),
+    "workers": Field(("num_workers",), "int"),
+    "child_ids": Field(("children",), "json"),
+    "queue_metrics": Field(("metrics",), "json"),
 }
-JSON_TOP = {"op_info": Field(("op_info",), "json", required=True),
-            "sampling_interval": Field(("sampling_interval",), "int")}
+JSON_TOP = {"ops": Field(("op_info",), "json", required=True),
+            "interval_ms": Field(("sampling_interval",), "int")}
 QUEUE_SIZE_PATH = "$.output_queue.size"
 QUEUE_LENGTH_PATH = "$.output_queue.length"
 
 # minddata_pipeline_raw_{rank}.csv (MindInsight MinddataPipelineAnalyser._col_names)
 CSV = {
-    "op_id": Field(("op_id",), "int", required=True),
-    "op_type": Field(("op_type",), "text"),
-    "num_workers": Field(("num_workers",), "int"),
+    "id": Field(("op_id",), "int", required=True),
+    "type": Field(("op_type",), "text"),
+    "workers": Field(("num_workers",), "int"),
     "queue_size": Field(("output_queue_size",), "json", required=True),   # "[10, 20, 30]"
     "queue_capacity": Field(("output_queue_length",), "int"),
-    "sampling_interval": Field(("sample_interval",), "int"),
+    "interval_ms": Field(("sample_interval",), "int"),
     "parent_op_id": Field(("parent_id",), "int"),
-    "children": Field(("children_id",), "json"),                          # "[2, 3]"
+    "child_ids": Field(("children_id",), "json"),                          # "[2, 3]"
 }

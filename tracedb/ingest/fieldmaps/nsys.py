@@ -23,6 +23,10 @@ EXPORT_META_TABLE = "META_DATA_EXPORT"                   # (name, value) rows
 EXPORT_SCHEMA_VERSION = "EXPORT_SCHEMA_VERSION"          # e.g. 3.24.0
 EXPORT_PRODUCT_VERSION = "EXPORT_PRODUCT_VERSION"        # e.g. 2025.5.2.266
 
+# fields whose integer is a StringIds id: the reader resolves them to the string
+STRING_ID_FIELDS = frozenset({"name", "short_name", "text_id"})
+SESSION_START = Field(("utcEpochNs",), "int")            # TARGET_INFO_SESSION_START_TIME column
+
 # columns every GPU activity table (kernel, memcpy, memset) has
 ACTIVITY = {
     "start": Field(("start",), "int", required=True),
@@ -34,8 +38,8 @@ ACTIVITY = {
 }
 KERNEL = {
     **ACTIVITY,
-    "name": Field(("demangledName", "shortName"), "string_id", required=True),
-    "short_name": Field(("shortName",), "string_id"),
+    "name": Field(("demangledName", "shortName"), "int", required=True),
+    "short_name": Field(("shortName",), "int"),
     "grid_x": Field(("gridX",), "int"), "grid_y": Field(("gridY",), "int"), "grid_z": Field(("gridZ",), "int"),
     "block_x": Field(("blockX",), "int"), "block_y": Field(("blockY",), "int"), "block_z": Field(("blockZ",), "int"),
 }
@@ -49,14 +53,14 @@ RUNTIME = {
     "end": Field(("end",), "int", required=True),
     "global_tid": Field(("globalTid",), "int", required=True),
     "correlation": Field(("correlationId",), "int", required=True),
-    "name": Field(("nameId",), "string_id", required=True),
+    "name": Field(("nameId",), "int", required=True),
 }
 NVTX = {
     "start": Field(("start",), "int", required=True),
     "end": Field(("end",), "int"),
     "event_type": Field(("eventType",), "int", required=True),
     "text": Field(("text",), "text"),
-    "text_id": Field(("textId",), "string_id", since="nsys 2020.x (registered strings)"),
+    "text_id": Field(("textId",), "int"),   # registered strings (not in the oldest exports)
     "global_tid": Field(("globalTid",), "int"),
     "domain": Field(("domainId",), "int"),
 }

@@ -60,32 +60,32 @@ def read_json(con: duckdb.DuckDBPyConnection, f) -> int:
     with literal_path(f.path) as src:
         try:
             n_ops, bad = con.execute(f"""
-                SELECT len({top['op_info'].name}), len(list_filter({top['op_info'].name},
-                       lambda o: TRY_CAST(o->>'{op['op_id'].name}' AS INTEGER) IS NULL))
+                SELECT len({top['ops'].name}), len(list_filter({top['ops'].name},
+                       lambda o: TRY_CAST(o->>'{op['id'].name}' AS INTEGER) IS NULL))
                 FROM read_json(?, format = 'auto', records = true,
-                               columns = {{{top['op_info'].name}: 'JSON[]', {top['sampling_interval'].name}: 'VARCHAR'}})
+                               columns = {{{top['ops'].name}: 'JSON[]', {top['interval_ms'].name}: 'VARCHAR'}})
             """, [src]).fetchone()
         except duckdb.Error as e:
             raise translate_read_error(e, str(f.path)) from e
         if n_ops is None:
-            raise InputError(f"no {top['op_info'].name} array.", file=str(f.path),
+            raise InputError(f"no {top['ops'].name} array.", file=str(f.path),
                              hint="expected MindSpore's pipeline_profiling_{rank}.json.")
         if bad:
-            raise InputError(f"an op of {top['op_info'].name} has no integer {op['op_id'].name}.", file=str(f.path))
+            raise InputError(f"an op of {top['ops'].name} has no integer {op['id'].name}.", file=str(f.path))
         return con.execute(f"""
             INSERT INTO data_pipeline
             WITH RECURSIVE doc AS (
-                SELECT unnest({top['op_info'].name}) AS o,
-                       TRY_CAST({top['sampling_interval'].name} AS BIGINT) AS interval_ms
+                SELECT unnest({top['ops'].name}) AS o,
+                       TRY_CAST({top['interval_ms'].name} AS BIGINT) AS interval_ms
                 FROM read_json($path, format = 'auto', records = true,
-                               columns = {{{top['op_info'].name}: 'JSON[]', {top['sampling_interval'].name}: 'VARCHAR'}})
+                               columns = {{{top['ops'].name}: 'JSON[]', {top['interval_ms'].name}: 'VARCHAR'}})
             ),
             ops AS (
-                SELECT CAST(o->>'{op['op_id'].name}' AS INTEGER) AS op_id, o->>'{op['op_type'].name}' AS op_type,
-                       TRY_CAST(o->>'{op['num_workers'].name}' AS INTEGER) AS num_workers,
-                       TRY_CAST(o->'{op['children'].name}' AS INTEGER[]) AS children,
-                       TRY_CAST(json_extract(o->'{op['metrics'].name}', '{fm.QUEUE_SIZE_PATH}') AS BIGINT[]) AS sizes,
-                       TRY_CAST(json_extract_string(o->'{op['metrics'].name}', '{fm.QUEUE_LENGTH_PATH}') AS BIGINT)
+                SELECT CAST(o->>'{op['id'].name}' AS INTEGER) AS op_id, o->>'{op['type'].name}' AS op_type,
+                       TRY_CAST(o->>'{op['workers'].name}' AS INTEGER) AS num_workers,
+                       TRY_CAST(o->'{op['child_ids'].name}' AS INTEGER[]) AS children,
+                       TRY_CAST(json_extract(o->'{op['queue_metrics'].name}', '{fm.QUEUE_SIZE_PATH}') AS BIGINT[]) AS sizes,
+                       TRY_CAST(json_extract_string(o->'{op['queue_metrics'].name}', '{fm.QUEUE_LENGTH_PATH}') AS BIGINT)
                            AS capacity,
                        interval_ms
                 FROM doc
@@ -113,18 +113,18 @@ def read_csv(con: duckdb.DuckDBPyConnection, f) -> int:
         def col(key: str) -> str:
             return ident(c[key].name) if csv.has(c[key].name) else "NULL"
 
-        op_id = csv.number(c["op_id"].name, f"TRY_CAST(trim({col('op_id')}) AS INTEGER)",
-                           f"nullif(trim({col('op_id')}), '')")
+        op_id = csv.number(c["id"].name, f"TRY_CAST(trim({col('id')}) AS INTEGER)",
+                           f"nullif(trim({col('id')}), '')")
         return run(con, csv, f"""
             INSERT INTO data_pipeline
             WITH RECURSIVE r AS (
-                SELECT {op_id} AS op_id, {col('op_type')} AS op_type,
-                       TRY_CAST({col('num_workers')} AS INTEGER) AS num_workers,
+                SELECT {op_id} AS op_id, {col('type')} AS op_type,
+                       TRY_CAST({col('workers')} AS INTEGER) AS num_workers,
                        TRY_CAST(nullif(trim({col('parent_op_id')}), '') AS INTEGER) AS parent_op_id,
-                       TRY_CAST(TRY_CAST(nullif(trim({col('children')}), '') AS JSON) AS INTEGER[]) AS children,
+                       TRY_CAST(TRY_CAST(nullif(trim({col('child_ids')}), '') AS JSON) AS INTEGER[]) AS children,
                        TRY_CAST(TRY_CAST(nullif(trim({col('queue_size')}), '') AS JSON) AS BIGINT[]) AS sizes,
                        TRY_CAST(nullif(trim({col('queue_capacity')}), '') AS BIGINT) AS capacity,
-                       TRY_CAST(nullif(trim({col('sampling_interval')}), '') AS BIGINT) AS interval_ms
+                       TRY_CAST(nullif(trim({col('interval_ms')}), '') AS BIGINT) AS interval_ms
                 FROM {csv.sql('$path')}
             )
             {_rows('r', 'minddata_pipeline_raw')}

@@ -89,7 +89,7 @@ def _expr(alias: str, fields: dict[str, Field], cols: set[str], table: str, path
                 raise InputError(f"table {table} has no column {f.name}.", file=str(path), place=table,
                                  hint="export the report again with nsys export --type sqlite.")
             items[key] = "NULL"
-        elif f.kind == "string_id":
+        elif key in fm.STRING_ID_FIELDS:
             s = f"s_{key}"
             joins.append(f"LEFT JOIN {fm.STRINGS_TABLE} AS {s} ON {s}.id = {alias}.\"{col}\"")
             items[key] = f"{s}.value"
@@ -184,8 +184,10 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
                              hint="export the report with: nsys export --type sqlite report.nsys-rep "
                                   "(with CUDA trace on: nsys profile -t cuda,nvtx).")
         epoch0 = 0
-        if fm.SESSION_START_TABLE in tables and "utcEpochNs" in _columns(lite, fm.SESSION_START_TABLE):
-            got = _arrow(lite, f"SELECT min(utcEpochNs) FROM {fm.SESSION_START_TABLE}").column(0).to_pylist()
+        start_col = fm.SESSION_START.find(_columns(lite, fm.SESSION_START_TABLE)) \
+            if fm.SESSION_START_TABLE in tables else None
+        if start_col is not None:
+            got = _arrow(lite, f'SELECT min("{start_col}") FROM {fm.SESSION_START_TABLE}').column(0).to_pylist()
             epoch0 = int(got[0]) if got and got[0] is not None else 0
         kinds = _copy_kinds(lite, tables)
         version = _export_version(lite, tables)
@@ -201,7 +203,7 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
             items["text_id"] = "NULL"
             types = ", ".join(str(t) for t in fm.NVTX_RANGE_TYPES + fm.NVTX_MARK_TYPES)
             _stage(con, lite, "nvtx", f"SELECT {_select(items, fm.NVTX)} FROM {fm.NVTX_TABLE} AS a {' '.join(joins)} "
-                                      f"WHERE a.eventType IN ({types})")
+                                      f"WHERE a.\"{fm.NVTX['event_type'].name}\" IN ({types})")
             _insert_nvtx(con, f, epoch0, pattern, grouped)
             con.execute(f"DROP TABLE IF EXISTS {_PREFIX}nvtx")
 
