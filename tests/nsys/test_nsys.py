@@ -207,3 +207,19 @@ def test_new_fieldmaps_follow_the_fieldmap_rules(fieldmap, reader):
     source = inspect.getsource(importlib.import_module(f"tracedb.ingest.readers.{reader}"))
     names = {n for f in fields for n in f.names if len(n) > 5}
     assert sorted(n for n in names if f'"{n}"' in source or f"'{n}'" in source) == []
+
+
+def test_registered_strings_after_many_inline_nulls(tmp_path, db_path):
+    """A column the driver first sees as NULL must still take text later: 3000 NVTX marks with
+    neither text nor textId, then the step ranges (the SQLite driver types a column from its
+    first rows)."""
+    src = tmp_path / "late.sqlite"
+    marks = [(100 + i, None, 34, None, None) for i in range(3000)]
+    _export(src, old=False, nvtx=marks + [(1000, 5000, 59, None, 4)])
+    con = sqlite3.connect(src)
+    con.execute("UPDATE StringIds SET value = 'ProfilerStep#3' WHERE id = 4")
+    con.commit()
+    con.close()
+    ingest_paths(db_path, src, run="late")
+    assert rows(db_path, "SELECT step FROM step") == [(3,)]
+    assert rows(db_path, "SELECT count(*) FROM event WHERE cat = 'nvtx' AND name IS NULL") == [(3000,)]

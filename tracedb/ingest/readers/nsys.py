@@ -92,9 +92,11 @@ def _expr(alias: str, fields: dict[str, Field], cols: set[str], table: str, path
         elif key in fm.STRING_ID_FIELDS:
             s = f"s_{key}"
             joins.append(f"LEFT JOIN {fm.STRINGS_TABLE} AS {s} ON {s}.id = {alias}.\"{col}\"")
-            items[key] = f"{s}.value"
+            # '' for a missing string: the driver types a column from its first rows, and a
+            # column that starts NULL is taken as integer (a later string then fails)
+            items[key] = f"coalesce({s}.value, '')"
         elif f.kind == "text":
-            items[key] = f"CAST({alias}.\"{col}\" AS TEXT)"
+            items[key] = f"coalesce(CAST({alias}.\"{col}\" AS TEXT), '')"
         else:
             items[key] = f"{alias}.\"{col}\""
     return items, joins
@@ -197,9 +199,8 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
 
         if fm.NVTX_TABLE in tables:
             items, joins = _expr("a", fm.NVTX, _columns(lite, fm.NVTX_TABLE), fm.NVTX_TABLE, f.path)
-            # inline text, else the registered string; '' (not NULL) so that the driver types the
-            # column as text from its first batch
-            items["text"] = f"coalesce({items['text']}, {items['text_id']}, '')"
+            # inline text, else the registered string
+            items["text"] = f"coalesce(nullif({items['text']}, ''), {items['text_id']})"
             items["text_id"] = "NULL"
             types = ", ".join(str(t) for t in fm.NVTX_RANGE_TYPES + fm.NVTX_MARK_TYPES)
             _stage(con, lite, "nvtx", f"SELECT {_select(items, fm.NVTX)} FROM {fm.NVTX_TABLE} AS a {' '.join(joins)} "
@@ -223,21 +224,11 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
         if fm.RUNTIME_TABLE in tables:
             items, joins = _expr("a", fm.RUNTIME, _columns(lite, fm.RUNTIME_TABLE), fm.RUNTIME_TABLE, f.path)
             runtime = f"SELECT {_select(items, fm.RUNTIME)} FROM {fm.RUNTIME_TABLE} AS a {' '.join(joins)}"
-        with _stream(f.path, " UNION ALL ".join(parts)) as act, _stream(f.path, runtime) as rt:
-            return _insert_kernels(con, f, epoch0, kinds, act, rt, has_pid)
-
-
-@contextmanager
-def _stream(path: Path, sql: str | None):
-    """The result of ``sql`` on the export as an Arrow table built by the driver in C (None for
-    None). A table, not a RecordBatchReader: the kernel INSERT reads the rows more than once,
-    and a one-pass stream made DuckDB run it single-threaded (measured: 53 s against 21 s for
-    1 M kernels on a loaded machine)."""
-    if sql is None:
-        yield None
-        return
-    with _sqlite(path) as lite:
-        yield _arrow(lite, sql)
+        # Arrow tables, not a RecordBatchReader: the INSERT reads the rows more than once, and a
+        # one-pass stream made DuckDB run it on one thread (bench/RESULTS.md)
+        act = _arrow(lite, " UNION ALL ".join(parts))
+        rt = _arrow(lite, runtime) if runtime is not None else None
+    return _insert_kernels(con, f, epoch0, kinds, act, rt, has_pid)
 
 
 def _insert_kernels(con, f: SourceFile, epoch0: int, kinds: dict[int, str], act, rt, has_pid: bool) -> int:
@@ -257,7 +248,7 @@ def _insert_kernels(con, f: SourceFile, epoch0: int, kinds: dict[int, str], act,
     runtime = (f"""SELECT {key}, arg_min(tid, start) AS tid, arg_min(name, start) AS name, min(start) AS start,
                           arg_min("end", start) AS "end"
                    FROM (SELECT correlation, (global_tid >> 24) & 16777215 AS pid, global_tid & 16777215 AS tid,
-                                CAST(name AS VARCHAR) AS name, start, "end" FROM {rt_view})
+                                nullif(CAST(name AS VARCHAR), '') AS name, start, "end" FROM {rt_view})
                    GROUP BY {key}""" if rt is not None else
                "SELECT NULL::BIGINT AS correlation, NULL::BIGINT AS pid, NULL::BIGINT AS tid, "
                "NULL::VARCHAR AS name, NULL::BIGINT AS start, NULL::BIGINT AS \"end\" WHERE false")
@@ -342,7 +333,7 @@ def _insert_nvtx(con, f: SourceFile, epoch0: int, pattern: str, grouped: bool) -
     con.execute(f"""
         INSERT INTO event
         WITH e AS (
-            SELECT start, "end", event_type, CAST(coalesce(CAST(text AS VARCHAR), CAST(text_id AS VARCHAR)) AS VARCHAR) AS text,
+            SELECT start, "end", event_type, nullif(CAST(text AS VARCHAR), '') AS text,
                    CASE WHEN global_tid IS NULL THEN NULL ELSE (global_tid >> 24) & 16777215 END AS pid,
                    CASE WHEN global_tid IS NULL THEN NULL ELSE global_tid & 16777215 END AS tid
             FROM {_PREFIX}nvtx
