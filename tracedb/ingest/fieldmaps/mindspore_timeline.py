@@ -15,6 +15,7 @@ FULL_NAME = Field(("fullname",), "text")    # args key: scope path of the op
 FP_START = Field(("fp_start",), "text", required=True)
 BP_END = Field(("bp_end",), "text", required=True)
 
-# communication: the step trace's parallel/stream lanes, and HCCL op types (args.type)
+# communication: the step trace's parallel/stream lanes, and HCCL op types (args.type); derive/035 spells
+# these two patterns in its SQL (keep them equal)
 COMM_LANE_REGEX = r"^stream_[0-9]+_"
 COMM_TYPE_REGEX = r"^(hcom_?)?(allreduce|allgather|reducescatter|broadcast|send|receive|alltoall)"
