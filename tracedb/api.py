@@ -46,7 +46,8 @@ def connect(db: str | Path | None = None, read_only: bool = True) -> duckdb.Duck
 def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: str | None = None,
            role: str | None = None, replace: bool = False, run_per_path: bool = False,
            allow_mixed_platforms: bool = False, progress: Callable[[str], None] = lambda s: None, bar=None,
-           threads: int | None = None, memory_limit: str | None = DEFAULT_INGEST_MEMORY) -> IngestReport:
+           threads: int | None = None, memory_limit: str | None = DEFAULT_INGEST_MEMORY,
+           step_range_pattern: str | None = None) -> IngestReport:
     """Ingest profiler output into the database (created if missing) in one transaction.
 
     Args:
@@ -65,6 +66,9 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
         threads: DuckDB threads (default: all cores; large traces are parsed in that many slices).
         memory_limit: DuckDB memory limit (default 1400MB: whole-process peak RSS stays under
             1.5 GiB for any input size, measured on a 3 GB rank).
+        step_range_pattern: Nsight exports: NVTX ranges whose text matches this regular
+            expression (RE2; group 1 = step number, else their order) are steps; default
+            ``^ProfilerStep#(\\d+)$``.
 
     Returns:
         IngestReport.
@@ -83,7 +87,8 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
         opened = True
         try:
             return _ingest(con, list(paths), run=run, role=role, replace=replace, run_per_path=run_per_path,
-                           allow_mixed_platforms=allow_mixed_platforms, progress=progress, bar=bar)
+                           allow_mixed_platforms=allow_mixed_platforms, progress=progress, bar=bar,
+                           step_range_pattern=step_range_pattern)
         finally:
             con.close()
     except BaseException:

@@ -157,7 +157,9 @@ def ingest(
                                                 "folders, a MindSpore profiler/ folder, Kineto *.pt.trace.json(.gz) "
                                                 "or a folder of them, or single files: trace_view.json, "
                                                 "kernel_details.csv, step_trace_time.csv, communication(_matrix).json, "
-                                                "memory_record.csv, operator_memory.csv, npu_module_mem.csv."),
+                                                "memory_record.csv, operator_memory.csv, npu_module_mem.csv, "
+                                                "MindSpore (ascend_)timeline_display_{rank}.json / "
+                                                "pipeline_profiling_{rank}.json, Nsight Systems *.sqlite exports."),
     db: DbOption = None,
     run: Optional[str] = typer.Option(None, "--run", help="Run name (default: the folder of PATH, or the folder "
                                                           "holding all PATHs)."),
@@ -171,6 +173,10 @@ def ingest(
     memory_limit: str = typer.Option(api.DEFAULT_INGEST_MEMORY, "--memory-limit",
                                      help="DuckDB memory limit; peak RSS stays about 100 MB above it."),
     threads: Optional[int] = typer.Option(None, "--threads", help="DuckDB threads (default: all cores)."),
+    step_range_pattern: Optional[str] = typer.Option(
+        None, "--step-range-pattern", help="Nsight exports: NVTX ranges whose text matches this regular expression "
+                                           "(RE2) are steps; group 1 is the step number, else their order. "
+                                           "Default: ^ProfilerStep#(\\d+)$."),
 ) -> None:
     """Ingest profiler output into the database, in one transaction.
 
@@ -187,7 +193,8 @@ def ingest(
     bar = terminal_bar(sys.stderr) if sys.stderr.isatty() and not _state["quiet"] else None
     report = api.ingest(paths, db=db, run=run, role=role.value if role else None, replace=replace,
                         run_per_path=run_per_path, allow_mixed_platforms=allow_mixed_platforms,
-                        progress=say, bar=bar, memory_limit=memory_limit, threads=threads)
+                        progress=say, bar=bar, memory_limit=memory_limit, threads=threads,
+                        step_range_pattern=step_range_pattern)
     rows = ", ".join(f"{n:,} {t}" for t, n in sorted(report.rows.items())) or "no new rows"
     say(f"ingested {len(report.files_ingested)} file(s), skipped {len(report.files_skipped)}: {rows} "
         f"into run(s) {', '.join(report.runs)} in {report.seconds:.1f} s")

@@ -29,7 +29,7 @@ from .sources.errors import translate_read_error
 from .sources.file import SourceFile
 
 # files whose reading is worth a progress line with size and speed
-_TIMED = ("trace_view", "kineto", "kernel_details")
+_TIMED = ("trace_view", "kineto", "kernel_details", "nsys", "mindspore_timeline")
 
 
 @dataclass
@@ -80,8 +80,9 @@ class _Command:
     """One attempt at an ingest command inside its transaction."""
 
     def __init__(self, con, catalog: Catalog, report: IngestReport, say: Callable[[str], None],
-                 bar: Bar | None, split: bool):
+                 bar: Bar | None, split: bool, step_range_pattern: str | None = None):
         self.con, self.catalog, self.report, self.say, self.bar, self.split = con, catalog, report, say, bar, split
+        self.step_range_pattern = step_range_pattern
 
     def run(self, plan: _Plan, role: str | None, allow_mixed: bool) -> set[tuple[int, int]]:
         platforms = {u.platform for u in plan.ranks}
@@ -110,7 +111,7 @@ class _Command:
             if claim is None:
                 continue
             f = SourceFile(claim.file_id, run_id, unit.rank, fmt, path, framework=unit.framework, op_tag=op_tag,
-                           split=self.split, bar=self.bar,
+                           split=self.split, bar=self.bar, step_range_pattern=self.step_range_pattern,
                            assign_rank=lambda meta: self.catalog.kineto_rank(run_id, unit, meta))
             n = self.read(f)
             if unit.rank is None or fmt == "kineto":
@@ -188,7 +189,7 @@ def _checkpoint(con, progress: Callable[[str], None]) -> None:
 def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str | None = None,
            role: str | None = None, replace: bool = False, run_per_path: bool = False,
            allow_mixed_platforms: bool = False, progress: Callable[[str], None] = lambda s: None,
-           bar: Bar | None = None) -> IngestReport:
+           bar: Bar | None = None, step_range_pattern: str | None = None) -> IngestReport:
     """Ingest PATHs into the database in one transaction and install the view library.
 
     Args:
@@ -201,6 +202,8 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
         allow_mixed_platforms: let a run hold GPU and NPU ranks.
         progress: called with one line of progress text at a time (stderr in the CLI).
         bar: called with (file name, percent parsed) while a trace is parsed (a terminal bar).
+        step_range_pattern: regular expression (RE2) for the Nsight NVTX ranges that mark steps
+            (group 1 = step number); default ``^ProfilerStep#(\\d+)$``.
 
     Returns:
         IngestReport (runs, files ingested/skipped, rows per table, seconds).
@@ -221,7 +224,7 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
         try:
             apply_schema(con)
             derive.install_session(con)
-            command = _Command(con, catalog, report, progress, bar, split)
+            command = _Command(con, catalog, report, progress, bar, split, step_range_pattern)
             touched = set()
             for plan in plans:
                 touched |= command.run(plan, role, allow_mixed_platforms)

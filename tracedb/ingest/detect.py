@@ -30,7 +30,15 @@ ASCEND_FILES = {
 STEP_TRACE_RAW = re.compile(r"^step_trace_raw_(\d+)_detail_time\.csv$", re.I)
 HCCL_RAW = re.compile(r"^hccl_raw_(\d+)\.csv$", re.I)
 HCCL_INFO = re.compile(r"^hccl_info(?:_(\d+))?$", re.I)
+# MindSpore flat-folder files with the rank in the name: format, pattern (group 1 = rank);
+# the first format of a rank wins where two describe the same data (see mindspore_ranks)
+MS_FILES = (("mindspore_timeline", re.compile(r"^ascend_timeline_display_(\d+)\.json$", re.I)),
+            ("mindspore_timeline", re.compile(r"^timeline_display_(\d+)\.json$", re.I)),
+            ("minddata_pipeline", re.compile(r"^pipeline_profiling_(\d+)\.json$", re.I)),
+            ("minddata_pipeline", re.compile(r"^minddata_pipeline_raw_(\d+)\.csv$", re.I)))
+STEP_POINT = re.compile(r"^step_trace_point_info(?:_(\d+))?\.json$", re.I)
 _KINETO_NAME = re.compile(r"\.(pt\.trace\.)?json(\.gz)?$", re.I)
+_NSYS_NAME = re.compile(r"\.sqlite3?$", re.I)     # nsys export --type sqlite writes <report>.sqlite
 _RANK_IN_NAME = re.compile(r"(?:^|[^a-z])rank[_-]?(\d+)", re.I)
 
 
@@ -78,8 +86,20 @@ def mindspore_ranks(folder: Path) -> list[RankInput]:
                                     layout="mindspore")
         return units[rank]
 
-    infos = []
-    for c in sorted(folder.iterdir()):
+    infos, points = [], []
+    children = sorted(folder.iterdir())
+    # ascend_timeline_display before timeline_display, pipeline_profiling JSON before the CSV
+    # MindSpore parses from it: one file per (rank, format), the first pattern's
+    for fmt, pattern in MS_FILES:
+        for c in children:
+            m = pattern.match(c.name)
+            if m and c.is_file():
+                unit(int(m.group(1))).files.setdefault(fmt, c)
+    for c in children:
+        m = STEP_POINT.match(c.name)
+        if m and c.is_file():
+            points.append((int(m.group(1)) if m.group(1) else None, c))
+    for c in children:
         m = STEP_TRACE_RAW.match(c.name) or HCCL_RAW.match(c.name)
         if m and c.is_file():
             unit(int(m.group(1))).files["step_trace_raw" if c.name.lower().startswith("step") else "hccl_raw"] = c
@@ -96,6 +116,13 @@ def mindspore_ranks(folder: Path) -> list[RankInput]:
             f for f in files if f.name.startswith(("hccl_", "task_time_"))])
         if keep and dev:
             unit(int(dev.group(1))).timelines.extend(sorted(keep))
+    for rank, path in points:
+        # step_trace_point_info[_{device}].json: of the rank of that number, else of the only rank
+        if rank not in units:
+            if len(units) != 1:
+                continue
+            rank = next(iter(units))
+        units[rank].files["step_trace_point"] = path
     for rank, d in infos:
         if rank is None:
             if len(units) > 1:
@@ -143,6 +170,15 @@ def kineto_rank(path: Path) -> RankInput:
     return unit
 
 
+def nsys_rank(path: Path) -> RankInput:
+    """An Nsight Systems SQLite export: one GPU rank (the rank from the file name, else the next free)."""
+    unit = RankInput(platform="gpu", source=path, files={"nsys": path}, layout="nsys")
+    r = rank_from_name(path.name)
+    if r is not None:
+        unit.rank, unit.rank_source = r, "file_name"
+    return unit
+
+
 def _classify_file(path: Path) -> RankInput:
     name = path.name
     if not path.exists():
@@ -169,6 +205,22 @@ def _classify_file(path: Path) -> RankInput:
                          else "default", layout="mindspore")
         unit.hccl_traces.append((parent.name, path))
         return unit
+    ms = next(((f, m) for f, pattern in MS_FILES if (m := pattern.match(name))), None)
+    if fmt is None and ms:
+        unit = RankInput(platform="npu", source=parent, rank=int(ms[1].group(1)), rank_source="file_name",
+                         layout="mindspore", framework="mindspore")
+        unit.files[ms[0]] = path
+        return unit
+    if fmt is None and STEP_POINT.match(name):
+        # the rank of the folder's other MindSpore files when they name exactly one
+        ranks = [u.rank for u in mindspore_ranks(parent)]
+        unit = RankInput(platform="npu", source=parent, files={"step_trace_point": path}, layout="mindspore",
+                         framework="mindspore")
+        if len(ranks) == 1:
+            unit.rank, unit.rank_source = ranks[0], "file_name"
+        return unit
+    if fmt is None and _NSYS_NAME.search(name):
+        return nsys_rank(path)
     if fmt is None and _KINETO_NAME.search(name):
         kind = first_byte(path)
         if kind == b"[":
@@ -183,7 +235,7 @@ def _classify_file(path: Path) -> RankInput:
         raise InputError("unrecognised file: expected trace_view.json, kernel_details.csv, "
                          "step_trace_time.csv, communication(_matrix).json, memory_record.csv, operator_memory.csv, "
                          "npu_module_mem.csv, MindSpore step_trace_raw_*_detail_time.csv / hccl_raw_*.csv / *.trace, "
-                         "a Kineto *.pt.trace.json(.gz), "
+                         "a Kineto *.pt.trace.json(.gz), an Nsight Systems *.sqlite export, "
                          "or a folder of them.",
                          file=str(path))
     unit = RankInput(platform="npu", source=rank_dir or path, files={fmt: path})
@@ -250,8 +302,10 @@ def detect(path: Path) -> RunInput:
     for c in children:
         if c.is_file() and _KINETO_NAME.search(c.name) and first_byte(c) == b"{":
             units.append(kineto_rank(c))
+        elif c.is_file() and _NSYS_NAME.search(c.name):
+            units.append(nsys_rank(c))
     if not units:
         raise InputError("nothing recognisable in this folder: no *_ascend_pt / *_ascend_ms rank folder, "
-                         "no ASCEND_PROFILER_OUTPUT, no MindSpore profiler/ files, no Kineto *.json(.gz) trace.",
+                         "no ASCEND_PROFILER_OUTPUT, no MindSpore profiler/ files, no Kineto *.json(.gz) trace, no Nsight *.sqlite export.",
                          file=str(path))
     return RunInput(name, units, folder)

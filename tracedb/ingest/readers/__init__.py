@@ -11,6 +11,7 @@ from typing import Callable, NamedTuple
 
 from . import (communication, hccl_raw, hccl_trace, kernel_details, kineto, memory_csv, msprof_timeline,
                profiler_info, step_trace_raw, step_trace_time, trace_view)
+from . import minddata, mindspore_timeline, nsys
 from .chrome import SplitReadFailed  # noqa: F401  (re-exported for the ingest loop)
 
 
@@ -35,6 +36,11 @@ READERS: dict[str, Reader] = {
     "step_trace_raw": Reader(step_trace_raw.read, "step_trace_raw_row"),
     "hccl_raw": Reader(hccl_raw.read, "link"),
     "hccl_trace": Reader(hccl_trace.read, "link"),
+    "nsys": Reader(nsys.read, "kernel"),
+    "mindspore_timeline": Reader(mindspore_timeline.read, "event"),
+    "step_trace_point": Reader(mindspore_timeline.read_point_info, "step_point"),
+    "minddata_pipeline": Reader(lambda con, f: (minddata.read_csv if f.path.suffix.lower() == ".csv"
+                                                else minddata.read_json)(con, f), "data_pipeline"),
 }
 
 # formats of which a (run, rank) holds several files (one per op execution / timeline slice);

@@ -24,3 +24,4 @@ class SourceFile:
     split: bool = True                    # large arrays may be read as parallel slices
     bar: Callable[[str, float], None] | None = None
     assign_rank: Callable[[dict], int] | None = None
+    step_range_pattern: str | None = None  # Nsight NVTX ranges that mark steps (tracedb ingest --step-range-pattern)
