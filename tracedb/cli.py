@@ -18,7 +18,7 @@ import typer
 
 from . import api
 from .errors import EXIT_FAILURE, EXIT_INTERRUPTED, TracedbError
-from .output import render
+from .output import DEFAULT_MAX_ROWS, render
 from .progress import terminal_bar
 
 app = typer.Typer(
@@ -56,7 +56,23 @@ class RoleOrNone(str, Enum):
 # the options every command shares, defined once (sqlite-utils' output_options, the typer way)
 DbOption = Annotated[Optional[str], typer.Option(
     "--db", help="Database file (default: $TRACEDB_DB, else ./tracedb.duckdb).")]
-FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format (table: for people, units from "
+                                                                      "the column names; the others: raw values).")]
+
+
+class Units(str, Enum):
+    ns = "ns"
+    us = "us"
+    ms = "ms"
+    s = "s"
+
+
+# the human table's options (ignored by csv/json/ndjson/markdown, which print raw values)
+UnitsOption = Annotated[Optional[Units], typer.Option(
+    "--units", help="Table: show every *_ns column in this unit (default: the unit that fits each column; "
+                    "ns prints the exact integers).")]
+WideOption = Annotated[bool, typer.Option("--wide", help="Table: every column, text uncut, wider than the terminal.")]
+VerticalOption = Annotated[bool, typer.Option("--vertical", "-x", help="Table: one 'column | value' line per field.")]
 
 _state = {"debug": False, "quiet": False, "signal": None}
 
@@ -137,8 +153,24 @@ def _view_names(incomplete: str) -> list[str]:
         return []
 
 
-def _print(res, fmt: Format) -> None:
-    sys.stdout.write(render(res.columns, res.rows, fmt.value))
+def _width() -> Optional[int]:
+    """The table's width: $COLUMNS, else the terminal's; None (no limit) when stdout is no terminal."""
+    cols = os.environ.get("COLUMNS", "")
+    if cols.isdigit() and int(cols) > 0:
+        return int(cols)
+    if sys.stdout.isatty():
+        try:
+            return os.get_terminal_size(sys.stdout.fileno()).columns
+        except OSError:
+            return None
+    return None
+
+
+def _print(res, fmt: Format, *, units: Optional[Units] = None, wide: bool = False, vertical: bool = False,
+           max_rows: Optional[int] = None, wrap_last: bool = False) -> None:
+    sys.stdout.write(render(res.columns, res.rows, fmt.value, width=_width(), max_rows=max_rows,
+                            units=units.value if units else None, vertical=vertical, wide=wide,
+                            wrap_last=wrap_last))
 
 
 @app.callback()
@@ -204,7 +236,12 @@ def query(
     rank: Optional[int] = typer.Option(None, "--rank", help="Only rows of this rank."),
     step: Optional[int] = typer.Option(None, "--step", help="Only rows of this step."),
     fmt: FormatOption = Format.table,
-    limit: Optional[int] = typer.Option(None, "--limit", help="At most this many rows."),
+    limit: Optional[int] = typer.Option(None, "--limit", help=f"At most this many rows (the table shows "
+                                                             f"{DEFAULT_MAX_ROWS} without --limit or --all)."),
+    all_rows: bool = typer.Option(False, "--all", help="Table: every row."),
+    units: UnitsOption = None,
+    wide: WideOption = False,
+    vertical: VerticalOption = False,
     write: bool = typer.Option(False, "--write", help="Open the database read-write (SQL that changes data, "
                                                       "writes files or changes settings)."),
 ) -> None:
@@ -213,15 +250,23 @@ def query(
     Without --write only SELECT statements run: no file is written or created, no extension is
     installed or loaded, no setting changes. Local files can be read (read_csv, read_parquet).
 
+    The table shows times in ms (or the unit that fits), bytes in MiB/GiB, ratios in %, and at
+    most 40 rows, fitted to the terminal; csv, json, ndjson and markdown print the raw values
+    (integer ns, bytes).
+
     Examples:
 
     \b
       tracedb query step_breakdown --rank 0 --format csv
       tracedb query op_diff --baseline gpu_run --comparison npu_run --limit 20
       tracedb query "SELECT rank, sum(dur_ns) FROM free_time GROUP BY rank"
+      tracedb query free_time --all --units us
+      tracedb query slow_rank -x --limit 2
+      tracedb query kernel --rank 0 --limit 5 --wide
     """
     _print(api.query(name_or_sql, db=db, baseline=baseline, comparison=comparison, run=run, rank=rank,
-                     step=step, limit=limit, write=write), fmt)
+                     step=step, limit=limit, write=write), fmt, units=units, wide=wide, vertical=vertical,
+           max_rows=None if (all_rows or limit is not None) else DEFAULT_MAX_ROWS)
 
 
 @command()
@@ -230,7 +275,7 @@ def views(db: DbOption = None, fmt: FormatOption = Format.table) -> None:
 
     Example:  tracedb views --format markdown
     """
-    _print(api.views(db), fmt)
+    _print(api.views(db), fmt, wrap_last=True)
 
 
 @command()
@@ -246,7 +291,7 @@ def describe(
     header, res = api.describe(name, db)
     if fmt == Format.table:
         sys.stdout.write(header + "\n\n")
-    _print(res, fmt)
+    _print(res, fmt, wrap_last=True)
 
 
 runs_app = typer.Typer(no_args_is_help=False, rich_markup_mode=None)
