@@ -93,7 +93,7 @@ HEADLINE = {
     "slow_rank": ["e2e_ms", "behind_fastest_ms"],
     "comm_op": ["elapse_ms", "transit_ms", "wait_ms"],
     "memory_peak": ["peak_reserved_GiB"],
-    "op_diff": ["diff_total_ms"],
+    # op_diff: column order is branch compare's
     "free_time": ["dur_µs"],
     "uncovered_communication": ["uncovered_ms"],
     "comm_wait_cross_rank": ["dur_ms", "wait_ms"],
