@@ -15,13 +15,30 @@ from enum import Enum
 from typing import Annotated, List, Optional
 
 import typer
+import typer.core
 
 from . import api
 from .errors import EXIT_FAILURE, EXIT_INTERRUPTED, TracedbError
 from .output import DEFAULT_MAX_ROWS, render
 from .progress import terminal_bar
 
+class _Group(typer.core.TyperGroup):
+    """The root command: the global flags (-q/--quiet, --debug) work after the subcommand too
+    (``tracedb ingest -q PATH``, ux-review F13); they are moved in front of it before parsing."""
+
+    GLOBAL_FLAGS = ("-q", "--quiet", "--debug")
+
+    def parse_args(self, ctx, args):
+        if "--" in args:
+            head, tail = args[:args.index("--")], args[args.index("--"):]
+        else:
+            head, tail = args, []
+        flags = [a for a in head if a in self.GLOBAL_FLAGS]
+        return super().parse_args(ctx, flags + [a for a in head if a not in self.GLOBAL_FLAGS] + tail)
+
+
 app = typer.Typer(
+    cls=_Group,
     name="tracedb",
     help=("Columnar trace database for AI-training profiler output (Ascend NPU: torch_npu / MindSpore; "
           "GPU: PyTorch Kineto). Ingest profiler folders into one DuckDB file, then query named SQL views.\n\n"
@@ -173,10 +190,21 @@ def _print(res, fmt: Format, *, units: Optional[Units] = None, wide: bool = Fals
                             wrap_last=wrap_last))
 
 
+def _version(value: bool) -> None:
+    if value:
+        from . import __version__
+        print(f"tracedb {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def main_options(
-    debug: bool = typer.Option(False, "--debug", help="Show the Python traceback on errors."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress messages on stderr."),
+    debug: bool = typer.Option(False, "--debug", help="Show the Python traceback on errors (also after the "
+                                                      "command)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress messages on stderr (also after the "
+                                                            "command)."),
+    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
+                                 callback=_version),
 ) -> None:
     _state["debug"] = debug
     _state["quiet"] = quiet
