@@ -552,6 +552,25 @@ def check(db: str | Path | None = None, run: str | None = None) -> tuple[Result,
     return res, errors
 
 
+def summary(db: str | Path | None = None, *, run: str | None = None, baseline: str | None = None,
+            comparison: str | None = None) -> list:
+    """Plain-language findings (step split, slowest rank and part, slowest link, memory peak,
+    check, top degraded op), each with its number and the query that shows it; see
+    :mod:`tracedb.summary`.
+
+    Raises:
+        QueryError: an unknown run name.
+    """
+    from .summary import summarize
+    with _session(db) as con:
+        for name in (run, baseline, comparison):
+            if name is not None and not con.execute("SELECT 1 FROM run WHERE run_name = ?", [name]).fetchone():
+                _run_id(con, name, db)       # raises, listing the runs
+        if (baseline is None) != (comparison is None):
+            raise QueryError("--baseline and --comparison go together.")
+        return summarize(con, run=run, baseline=baseline, comparison=comparison)
+
+
 def export(out_dir: str | Path, db: str | Path | None = None, overwrite: bool = False) -> dict[str, int]:
     """Export every table as Parquet (partitioned by run and rank) plus ``views.sql``; see
     :mod:`tracedb.export`. Returns rows written per table."""

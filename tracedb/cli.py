@@ -392,6 +392,37 @@ def runs_set_role(ctx: typer.Context, run: str = typer.Argument(..., help="Run n
 
 
 @command()
+def summary(
+    db: DbOption = None,
+    run: Optional[str] = typer.Option(None, "--run", help="Only this run (default: every run)."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="Baseline run of the comparison (default: "
+                                                                    "the run with the role)."),
+    comparison: Optional[str] = typer.Option(None, "--comparison", help="Comparison run (default: the run with "
+                                                                        "the role)."),
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Say in plain words what is slow: per run the step's split (computing / exposed communication
+    / free, % of step), the slowest rank and its slowest part, the slowest link, the memory peak
+    and the check findings; for a baseline/comparison pair the top degraded op type. Each finding
+    has its number and the query that shows it. Thresholds: msprof-analyze 5 %, MindInsight 20 %.
+
+    Examples:
+
+    \b
+      tracedb summary
+      tracedb summary --run npu_run
+      tracedb summary --baseline gpu_run --comparison npu_run
+    """
+    findings = api.summary(db, run=run, baseline=baseline, comparison=comparison)
+    if fmt == Format.table:
+        from .summary import render_text
+        sys.stdout.write(render_text(findings))
+    else:
+        _print(api.Result(["run_name", "topic", "finding", "source"],
+                          [(f.run_name, f.topic, f.text, f.source) for f in findings]), fmt)
+
+
+@command()
 def export(
     parquet: str = typer.Option(..., "--parquet", help="Folder to write (must be new or empty)."),
     db: DbOption = None,
