@@ -167,3 +167,14 @@ def test_row_limit_and_all(fixtures_db):
     assert "shown" not in res.stdout and len(res.stdout.splitlines()) == n + 2
     res = runner.invoke(app, ["query", "free_time", "--db", fixtures_db, "--format", "csv"])
     assert len(res.stdout.splitlines()) == n + 1      # raw formats are never cut
+
+
+def test_readme_sample_is_real_output(tmp_path):
+    """The README's "Reading the output" sample is what the command prints on the level1 fixture."""
+    from conftest import ROOT
+    text = (ROOT / "README.md").read_text()
+    sample = re.search(r"```text\n\$ COLUMNS=100 tracedb query slow_rank\n(.*?)```", text, re.S).group(1)
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, FIXTURES / "ascend/level1")
+    res = runner.invoke(app, ["query", "slow_rank", "--db", str(db)], env={"COLUMNS": "100"})
+    assert res.stdout == sample

@@ -455,7 +455,7 @@ def check(
     Example:  tracedb check --format markdown
     """
     res, errors = api.check(db, run=run)
-    _print(res, fmt)
+    _print(res, fmt, wrap_last=True)
     if not _state["quiet"]:
         _err(f"{errors} error(s), {len(res.rows) - errors} warning(s)")
     raise typer.Exit(1 if errors else 0)

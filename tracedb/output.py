@@ -264,7 +264,7 @@ def _dropped_note(dropped: list[str], width: int | None) -> str:
     """``+N columns not shown (a, b, …): --wide or -x/--vertical``, as many names as fit."""
     for k in range(len(dropped), -1, -1):
         names = ", ".join(dropped[:k]) + (", …" if k < len(dropped) else "")
-        note = f"+{len(dropped)} columns not shown ({names}): --wide or -x/--vertical"
+        note = f"+{_plural(len(dropped), 'column')} not shown ({names}): --wide or -x/--vertical"
         if width is None or len(note) <= width or k == 0:
             return note
     return ""
