@@ -178,3 +178,16 @@ def test_readme_sample_is_real_output(tmp_path):
     ingest_paths(db, FIXTURES / "ascend/level1")
     res = runner.invoke(app, ["query", "slow_rank", "--db", str(db)], env={"COLUMNS": "100"})
     assert res.stdout == sample
+
+
+@pytest.mark.parametrize("view", ["step_breakdown", "slow_rank", "comm_op", "memory_peak", "free_time"])
+def test_csv_and_json_are_the_raw_values(fixtures_db, view):
+    """csv and json print what the database holds: integer ns and bytes, exactly."""
+    from conftest import rows
+    want = rows(fixtures_db, f"SELECT * FROM {view}")
+    got = json.loads(runner.invoke(app, ["query", view, "--db", fixtures_db, "--format", "json"]).stdout)
+    assert [tuple(r.values()) for r in got] == [tuple(r) for r in want]
+    text = runner.invoke(app, ["query", view, "--db", fixtures_db, "--format", "csv"]).stdout
+    parsed = list(csv.reader(io.StringIO(text)))[1:]
+    assert [[("" if v is None else str(v) if not isinstance(v, float) else format(v, ".10g")) for v in r]
+            for r in want] == parsed
