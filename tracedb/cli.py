@@ -22,6 +22,7 @@ from .errors import EXIT_FAILURE, EXIT_INTERRUPTED, TracedbError
 from .output import DEFAULT_MAX_ROWS, render
 from .progress import terminal_bar
 
+
 class _Group(typer.core.TyperGroup):
     """The root command: the global flags (-q/--quiet, --debug) work after the subcommand too
     (``tracedb ingest -q PATH``, ux-review F13); they are moved in front of it before parsing."""

@@ -3,7 +3,7 @@
 csv / json / ndjson / markdown print the values exactly as the database holds them: integer ns
 stay integers (JSON keeps them exact, never floats); NaN and infinities become null.
 
-``table`` is for people (the default of ``tracedb query`` on a terminal). Units come from the
+``table`` is for people (the default of every command). Units come from the
 column names, as the views name them (``*_ns``, ``*_bytes``, ``*_ratio``, ``*_pct``,
 ``*_gbps``), and the header says the unit shown:
 
