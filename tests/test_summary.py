@@ -50,6 +50,10 @@ def test_step_split_and_slowest_rank(db):
     assert "not slow by the msprof-analyze 5 % or MindInsight 20 % rule" in slow["finding"]   # 4.7 of 134 ms
     assert slow["source"] == "tracedb query slow_rank --run level1 --step 50"
     assert ("level1_2024_rank0_ascend_pt", "step") not in got
+    (g,) = rows(db, "SELECT rank, step, dur_ns, kernel_before, kernel_after FROM free_time WHERE run_name = 'level1' "
+                    "AND dur_ns = (SELECT max(dur_ns) FROM free_time WHERE run_name = 'level1')")
+    assert got[("level1", "free gap")]["finding"] == (f"largest free gap: {g[2] / 1e6:.3f} ms on rank {g[0]} in step "
+                                                      f"{g[1]}, after {g[3]}, before {g[4]}")
 
 
 def test_top_degraded_op_is_op_diffs(db):

@@ -554,7 +554,7 @@ def check(db: str | Path | None = None, run: str | None = None) -> tuple[Result,
 
 def summary(db: str | Path | None = None, *, run: str | None = None, baseline: str | None = None,
             comparison: str | None = None) -> list:
-    """Plain-language findings (step split, slowest rank and part, slowest link, memory peak,
+    """Plain-language findings (step split, slowest rank and part, largest free gap, slowest link, memory peak,
     check, top degraded op), each with its number and the query that shows it; see
     :mod:`tracedb.summary`.
 

@@ -47,6 +47,10 @@ def _gib(b) -> str:
     return "—" if b is None else f"{_fixed(int(b), 2 ** 30, 2)} GiB"
 
 
+def _short(name: str | None, width: int = 60) -> str:
+    return "nothing" if name is None else name if len(name) <= width else name[: width - 1] + "…"
+
+
 def _quote(name: str) -> str:
     return "'" + name.replace("'", "''") + "'"
 
@@ -63,7 +67,8 @@ def _has_view(con, name: str) -> bool:
 
 
 def run_findings(con: duckdb.DuckDBPyConnection, run: str) -> list[Finding]:
-    """The findings of one run: step split, slowest rank, slowest link, memory peak, check."""
+    """The findings of one run: step split, slowest rank, largest free gap, slowest link, memory
+    peak, check."""
     out: list[Finding] = []
     q = _quote(run)
     split = _one(con, """
@@ -102,6 +107,13 @@ def run_findings(con: duckdb.DuckDBPyConnection, run: str) -> list[Finding]:
         text += (f"; slow by the {' and the '.join(rules)}" if rules
                  else "; not slow by the msprof-analyze 5 % or MindInsight 20 % rule")
         out.append(Finding(run, "slow rank", text, f"tracedb query slow_rank --run {run} --step {slow['step']}"))
+    gap = _one(con, """
+        SELECT * FROM free_time WHERE run_name = ? ORDER BY dur_ns DESC, rank, step, start_ns LIMIT 1""", [run])
+    if gap:
+        text = (f"largest free gap: {_ms(gap['dur_ns'])} on rank {gap['rank']} in step {gap['step']}, after "
+                f"{_short(gap['kernel_before'])}, before {_short(gap['kernel_after'])}")
+        out.append(Finding(run, "free gap", text, f"SELECT * FROM free_time WHERE run_name = {q} "
+                                                  "ORDER BY dur_ns DESC LIMIT 10"))
     link = _one(con, """
         SELECT * FROM slow_link WHERE run_name = ? AND link_count > 1 AND below_median_ratio IS NOT NULL
         ORDER BY below_median_ratio DESC, step, src_rank, dst_rank LIMIT 1""", [run])
