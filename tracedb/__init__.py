@@ -8,3 +8,6 @@ __version__ = "0.1.0"
 
 from .api import Database, Result, connect, describe, ingest, query, runs, views  # noqa: E402,F401
 from .api import open_database as open  # noqa: E402,F401,A004 - tracedb.open(path), as sqlite3.connect
+
+# ``from tracedb import *`` leaves the builtin open() alone
+__all__ = ["Database", "Result", "connect", "describe", "ingest", "query", "runs", "views"]
