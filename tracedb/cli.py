@@ -404,8 +404,9 @@ def summary(
 ) -> None:
     """Say in plain words what is slow: per run the step's split (computing / exposed communication
     / free, % of step), the slowest rank and its slowest part, the largest free gap, the slowest
-    link, the memory peak and the check findings; for a baseline/comparison pair the top degraded op type. Each finding
-    has its number and the query that shows it. Thresholds: msprof-analyze 5 %, MindInsight 20 %.
+    link, the memory peak and the check findings; for a baseline/comparison pair the top degraded
+    op. Each finding has its number and the query that shows it. Thresholds: msprof-analyze 5 %,
+    MindInsight 20 %.
 
     Examples:
 

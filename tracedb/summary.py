@@ -47,6 +47,11 @@ def _gib(b) -> str:
     return "—" if b is None else f"{_fixed(int(b), 2 ** 30, 2)} GiB"
 
 
+def _calls(n) -> str:
+    """Calls as op_diff gives them: a count, or a mean per rank (a DOUBLE) with up to 2 decimals."""
+    return "— calls" if n is None else f"{float(n):,.2f}".rstrip("0").rstrip(".") + " calls"
+
+
 def _short(name: str | None, width: int = 60) -> str:
     return "nothing" if name is None else name if len(name) <= width else name[: width - 1] + "…"
 
@@ -149,13 +154,13 @@ def run_findings(con: duckdb.DuckDBPyConnection, run: str) -> list[Finding]:
 
 
 def comparison_findings(con: duckdb.DuckDBPyConnection, baseline: str, comparison: str) -> list[Finding]:
-    """The top degraded op type of a comparison, as op_diff_between orders it."""
+    """The top degraded op of a comparison (largest diff_total_ns of op_diff_between)."""
     top = _one(con, "SELECT * FROM op_diff_between(?, ?) WHERE diff_total_ns > 0 "
                     "ORDER BY diff_total_ns DESC, op_type LIMIT 1", [baseline, comparison])
     source = f"tracedb query op_diff --baseline {baseline} --comparison {comparison} --limit 10"
     label = f"{baseline} → {comparison}"
     if top is None:
-        return [Finding(label, "op diff", "no op type takes longer in the comparison run", source)]
+        return [Finding(label, "op diff", "no op takes longer in the comparison run", source)]
     ratio = top["total_ratio"]
     if ratio is None:
         verdict = "new in the comparison run"
@@ -163,8 +168,9 @@ def comparison_findings(con: duckdb.DuckDBPyConnection, baseline: str, compariso
         verdict = "degraded by MindInsight's ±20 % rule"
     else:
         verdict = "within MindInsight's ±20 %"
-    text = (f"top degraded op type: {top['op_type']}, {_ms(top['baseline_total_ns'])} "
-            f"({top['baseline_calls']} calls) → {_ms(top['comparison_total_ns'])} ({top['comparison_calls']} calls), "
+    text = (f"top degraded op: {top['op_type']}, {_ms(top['baseline_total_ns'])} "
+            f"({_calls(top['baseline_calls'])}) → {_ms(top['comparison_total_ns'])} "
+            f"({_calls(top['comparison_calls'])}), "
             f"+{_ms(top['diff_total_ns'])}" + (f", ×{ratio:.2f}" if ratio is not None else "") + f"; {verdict}")
     return [Finding(label, "op diff", text, source)]
 
