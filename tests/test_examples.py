@@ -45,6 +45,17 @@ def readme_blocks() -> list[tuple[str, list[str]]]:
     return out
 
 
+# what a README python block needs beyond the prepared database (the sh block before it)
+PYTHON_SETUP = {"tracedb-pq": ["tracedb export --parquet tracedb-pq"]}
+
+
+def readme_python_blocks() -> list[tuple[str, str]]:
+    """The README's ```python blocks, except Spark's (tests/test_spark.py runs that one)."""
+    text = (ROOT / "README.md").read_text()
+    return [(f"README python block {i}", block) for i, block in enumerate(re.findall(r"```python\n(.*?)```", text, re.S))
+            if "spark" not in block]
+
+
 def help_blocks() -> list[tuple[str, list[str]]]:
     """The Example(s) lines of every command's --help."""
     def walk(cmd, path):
@@ -98,3 +109,18 @@ def test_example_runs(prepared, tmp_path, where, cmds):
         ok = (0, 1) if cmd.split()[:2] == ["tracedb", "check"] else (0,)
         assert res.returncode in ok, f"{where}: `{cmd}` exited {res.returncode}: {res.stderr[-1500:]}"
         assert "Traceback" not in res.stderr, f"{where}: `{cmd}`: {res.stderr[-1500:]}"
+
+
+@pytest.mark.parametrize("where,code", readme_python_blocks(), ids=lambda v: v if v.startswith("README") else "")
+def test_python_example_runs(prepared, tmp_path, where, code):
+    root, env, _ = prepared
+    work = tmp_path / "work"
+    shutil.copytree(root / "inputs", work)
+    shutil.copy(root / "prepared.duckdb", work / "tracedb.duckdb")
+    env = {**env, "TRACEDB_DB": str(work / "tracedb.duckdb")}
+    for key, cmds in PYTHON_SETUP.items():
+        for cmd in cmds if key in code else []:
+            res = subprocess.run(cmd, shell=True, cwd=work, env=env, capture_output=True, text=True)
+            assert res.returncode == 0, (cmd, res.stderr)
+    res = subprocess.run([sys.executable, "-c", code], cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, f"{where}: {res.stderr[-1500:]}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 import duckdb
+import pandas as pd
 import pyarrow.parquet as pq
 from typer.testing import CliRunner
 
@@ -31,10 +32,19 @@ def test_parquet_views_equal_the_database(tmp_path, monkeypatch):
     out = tmp_path / "pq"
     res = runner.invoke(app, ["export", "--parquet", str(out), "--db", str(db)])
     assert res.exit_code == 0, res.output
-    # partitioned by run and rank, ns columns stay INT64
-    assert (out / "event" / "run_id=1" / "rank=1").is_dir()
+    # partitioned by run name and rank; the keys are in the folder names only; ns columns stay INT64
+    assert (out / "event" / "run_name=level1" / "rank=1").is_dir()
     schema = pq.read_schema(next((out / "kernel").rglob("*.parquet")))
-    assert str(schema.field("ts_ns").type) == "int64" and str(schema.field("rank").type) == "int32"
+    assert str(schema.field("ts_ns").type) == "int64" and str(schema.field("run_id").type) == "int32"
+    assert "rank" not in schema.names and "run_name" not in schema.names
+    # pandas (pyarrow's hive discovery) reads a table folder as it is (ux-review F32)
+    kernel = pd.read_parquet(out / "kernel")
+    want = dict(((r, k), n) for r, k, n in rows(db, "SELECT run_name, rank, count(*) FROM kernel JOIN run USING (run_id) "
+                                                  "GROUP BY ALL"))
+    got = {(str(r), int(k)): n for (r, k), n in kernel.groupby(["run_name", "rank"], observed=True).size().items()}
+    assert got == want and len(kernel) == rows(db, "SELECT count(*) FROM kernel")[0][0]
+    assert kernel["ts_ns"].dtype == "int64"
+    assert list(pd.read_parquet(out / "run")["run_name"]) == ["level1", "level1_2024_rank0_ascend_pt", "kineto"]
     monkeypatch.chdir(out)
     con = duckdb.connect()
     con.execute((out / "views.sql").read_text())

@@ -1,8 +1,25 @@
 """Library facade used by the CLI, notebooks and tests. Never prints.
 
->>> import tracedb  # doctest: +SKIP
->>> tracedb.ingest(["fixtures/ascend/level1"], db="t.duckdb")  # doctest: +SKIP
->>> tracedb.query("step_breakdown", db="t.duckdb").rows  # doctest: +SKIP
+In a notebook, ``tracedb.open(path)`` (:func:`open_database`) keeps one read-only connection; a :class:`Result` shows as a table
+with units (ms, GiB, %) and :meth:`Result.df` gives the raw values as a pandas DataFrame (run
+from the repository root, as tests/test_docs.py does):
+
+>>> import tracedb
+>>> tracedb.ingest(["fixtures/ascend/level1"], db="example.duckdb").runs
+['level1']
+>>> db = tracedb.open("example.duckdb")
+>>> db.query("step_breakdown", rank=0).df()[["run_name", "step", "computing_ns", "free_ns"]]
+  run_name  step  computing_ns   free_ns
+0   level1    50       8873737  25744069
+>>> print(db.query("SELECT rank, sum(dur_ns) AS free_ns FROM free_time GROUP BY rank ORDER BY rank"))
+rank  free_ms
+----  -------
+   0   25.744
+   1   26.675
+
+(the profiler's own step_trace_time.csv says Computing 8873.756 µs, Free 25744.050 µs and
+26675.274 µs for these two ranks.)
+>>> db.close()
 """
 from __future__ import annotations
 
@@ -28,14 +45,114 @@ _EXPLAIN = re.compile(r"^\s*EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?:\([^)]*\)\s*)?", re.I
 
 @dataclass
 class Result:
-    """A query result: column names and row tuples."""
+    """A query result: column names and row tuples, exactly as the database holds them (integer
+    ns, bytes). Printed, or shown in a notebook, it is the human table of ``tracedb query``.
+
+    >>> r = Result(["rank", "dur_ns"], [(0, 1_500_000), (1, None)])
+    >>> r.df().dtypes["dur_ns"].name, int(r.df()["dur_ns"][0])
+    ('float64', 1500000)
+    >>> print(r)
+    rank  dur_ms
+    ----  ------
+       0   1.500
+       1       —
+    """
 
     columns: list[str]
     rows: list[tuple]
 
-    def to_pandas(self):
+    def df(self):
+        """The rows as a pandas DataFrame with the raw values (ns, bytes)."""
         import pandas as pd
         return pd.DataFrame(self.rows, columns=self.columns)
+
+    to_pandas = df
+
+    def __str__(self) -> str:
+        from .output import render_table
+        return render_table(self.columns, self.rows, max_rows=None).rstrip("\n")
+
+    def _repr_html_(self) -> str:
+        from .output import render_html
+        return render_html(self.columns, self.rows)
+
+
+class Database:
+    """One open tracedb database for a notebook or script: a single read-only connection, kept
+    until :meth:`close` (or the end of a ``with`` block). While it is open no ingest can write
+    the file (DuckDB: one writer or many readers).
+
+    Args:
+        path: database file (default: $TRACEDB_DB, else ./tracedb.duckdb).
+
+    Raises:
+        TracedbError: the file is missing, is not a DuckDB file, or has no runs yet.
+        DatabaseLockedError: an ingest is writing the file.
+
+    >>> import tracedb
+    >>> with tracedb.open("example.duckdb") as db:
+    ...     [r[0] for r in db.runs().rows], "step_breakdown" in db.views().df()["name"].tolist()
+    (['level1'], True)
+    """
+
+    def __init__(self, path: str | Path | None = None):
+        self.path = _db.resolve_db_path(path)
+        self.con = _db.connect(path, read_only=True)
+        try:
+            _require_runs(self.con, path)
+        except BaseException:
+            self.con.close()
+            raise
+
+    def _run(self, fn, *args, **kw):
+        try:
+            return fn(self.con, *args, **kw)
+        except duckdb.Error as e:
+            raise _translate(e, self.path) from e
+
+    def query(self, name_or_sql: str, *, baseline: str | None = None, comparison: str | None = None,
+              run: str | None = None, rank: int | None = None, step: int | None = None,
+              limit: int | None = None) -> Result:
+        """A view (with filters) or a SELECT, as :func:`query`."""
+        text = (name_or_sql or "").strip().rstrip(";").strip()
+        if not text:
+            raise QueryError("empty query: give a view name or a SQL statement.")
+        return self._run(_query_on, text, baseline=baseline, comparison=comparison, run=run, rank=rank,
+                         step=step, limit=limit)
+
+    def df(self, name_or_sql: str, **filters):
+        """``query(...).df()``: the result as a pandas DataFrame with the raw values."""
+        return self.query(name_or_sql, **filters).df()
+
+    def views(self) -> Result:
+        """The public views and table macros with their one-line description."""
+        return self._run(_views_on)
+
+    def describe(self, name: str) -> tuple[str, Result]:
+        """A view's or table's documentation and its columns (type, unit and source)."""
+        return self._run(_describe_on, name)
+
+    def runs(self) -> Result:
+        """The runs: role, platform, ranks, steps, files, kernels, events."""
+        return self._run(_query_on, _RUNS_SQL.strip())
+
+    def close(self) -> None:
+        """Close the connection (an ingest can write the file again)."""
+        self.con.close()
+
+    def __enter__(self) -> "Database":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"tracedb.Database({str(self.path)!r})"
+
+
+def open_database(path: str | Path | None = None) -> Database:
+    """Open a tracedb database for a notebook (``tracedb.open(path)``): see :class:`Database`."""
+    return Database(path)
 
 
 def connect(db: str | Path | None = None, read_only: bool = True) -> duckdb.DuckDBPyConnection:
@@ -117,17 +234,27 @@ def _require_runs(con, db) -> None:
                                 "TRACEDB_DB to the database that holds your runs.")
 
 
+def duckdb_message(e: BaseException) -> str:
+    """DuckDB's whole message: its "Candidate bindings" line and the ``LINE 1: …`` caret are what
+    tell the fix (ux-review F7), so nothing is cut; blank lines are dropped."""
+    text = "\n".join(line for line in str(e).splitlines() if line.strip())
+    return text or type(e).__name__
+
+
 def _translate(e: duckdb.Error, db) -> TracedbError:
-    """A DuckDB error of a query command as one line: a damaged file is named as such (DuckDB's
-    checksum message does not say which file); anything else is a failed query."""
-    first = str(e).splitlines()[0] if str(e) else type(e).__name__
+    """A DuckDB error of a query command: a damaged file is named as such (DuckDB's checksum
+    message does not say which file); anything else is a failed query with DuckDB's whole message."""
+    text = duckdb_message(e)
+    first = text.splitlines()[0]
     if "corrupt" in first.lower() or isinstance(e, duckdb.SerializationException):
         return TracedbError(f"the database file is damaged: {first}", file=str(_db.resolve_db_path(db)),
                             hint="move it away and ingest the profiler output again into a new file.")
     hint = None
     if "read-only" in first.lower():
         hint = "tracedb query opens the database read-only; pass --write to change data."
-    return QueryError(f"query failed: {first}", hint=hint)
+    elif isinstance(e, duckdb.CatalogException) and "does not exist" in first:
+        hint = "'tracedb views' lists the views; 'tracedb describe NAME' shows a view's or table's columns."
+    return QueryError(f"query failed: {text}", hint=hint)
 
 
 @contextmanager
@@ -154,6 +281,20 @@ def _objects(con) -> dict[str, tuple]:
     return {r[0]: r for r in rows}
 
 
+def _tables(con) -> list[str]:
+    return [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
+                                      "AND schema_name = 'main' ORDER BY table_name").fetchall()]
+
+
+def _unknown(kind: str, name: str, known: list[str], hint: str) -> QueryError:
+    """``unknown view 'step_breakdwon'. Hint: did you mean step_breakdown? …`` (ux-review F9)."""
+    import difflib
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6) or difflib.get_close_matches(
+        name.lower(), [k.lower() for k in known], n=3, cutoff=0.6)
+    mean = f"did you mean {' or '.join(close)}? " if close else ""
+    return QueryError(f"unknown {kind} {name!r}.", hint=mean + hint)
+
+
 def summary_of(header: str | None) -> str:
     """The one-sentence summary of a view header: the text after the em dash, up to "Grain:"."""
     from .registry import parse_header
@@ -163,11 +304,15 @@ def summary_of(header: str | None) -> str:
 def views(db: str | Path | None = None) -> Result:
     """Public views and table macros with their one-line description."""
     with _session(db) as con:
-        rows = []
-        for name, kind, topic, grain, desc, params in _objects(con).values():
-            summary = summary_of(desc)
-            rows.append((name, kind if not params else f"{kind}({params})", topic, summary))
-        return Result(["name", "kind", "topic", "description"], rows)
+        return _views_on(con)
+
+
+def _views_on(con) -> Result:
+    rows = []
+    for name, kind, topic, grain, desc, params in _objects(con).values():
+        summary = summary_of(desc)
+        rows.append((name, kind if not params else f"{kind}({params})", topic, summary))
+    return Result(["name", "kind", "topic", "description"], rows)
 
 
 def describe(name: str, db: str | Path | None = None) -> tuple[str, Result]:
@@ -177,27 +322,29 @@ def describe(name: str, db: str | Path | None = None) -> tuple[str, Result]:
         QueryError: unknown name.
     """
     with _session(db) as con:
-        objs = _objects(con)
-        if name in objs:
-            header = objs[name][4] or ""
-        else:
-            row = con.execute("SELECT comment FROM duckdb_tables() WHERE table_name = ? AND schema_name = 'main'",
-                              [name]).fetchone()
-            if row is None:
-                raise QueryError(f"unknown view or table {name!r}.", hint="'tracedb views' lists them.")
-            header = row[0] or ""
-        if name in objs and objs[name][1] == "table_macro":
-            return header, Result(["column", "type", "description"], [])
-        cols = con.execute("""
-            SELECT column_name, data_type, comment FROM duckdb_columns()
-            WHERE table_name = ? AND schema_name = 'main' ORDER BY column_index
-        """, [name]).fetchall()
-        return header, Result(["column", "type", "description"], cols)
+        return _describe_on(con, name)
 
 
-def runs(db: str | Path | None = None) -> Result:
-    """Runs in the database: role, platform, ranks, steps, files, kernels, events."""
-    return query("""
+def _describe_on(con, name: str) -> tuple[str, Result]:
+    objs = _objects(con)
+    if name in objs:
+        header = objs[name][4] or ""
+    else:
+        row = con.execute("SELECT comment FROM duckdb_tables() WHERE table_name = ? AND schema_name = 'main'",
+                          [name]).fetchone()
+        if row is None:
+            raise _unknown("view or table", name, list(objs) + _tables(con), "'tracedb views' lists the views.")
+        header = row[0] or ""
+    if name in objs and objs[name][1] == "table_macro":
+        return header, Result(["column", "type", "description"], [])
+    cols = con.execute("""
+        SELECT column_name, data_type, comment FROM duckdb_columns()
+        WHERE table_name = ? AND schema_name = 'main' ORDER BY column_index
+    """, [name]).fetchall()
+    return header, Result(["column", "type", "description"], cols)
+
+
+_RUNS_SQL = """
         SELECT r.run_name, r.role, r.platform,
                (SELECT count(*) FROM rank k WHERE k.run_id = r.run_id)::BIGINT AS ranks,
                (SELECT count(*) FROM step s WHERE s.run_id = r.run_id)::BIGINT AS steps,
@@ -206,7 +353,12 @@ def runs(db: str | Path | None = None) -> Result:
                (SELECT count(*) FROM event e WHERE e.run_id = r.run_id)::BIGINT AS events,
                r.source_path
         FROM run r ORDER BY r.run_id
-    """, db=db)
+"""
+
+
+def runs(db: str | Path | None = None) -> Result:
+    """Runs in the database: role, platform, ranks, steps, files, kernels, events."""
+    return query(_RUNS_SQL, db=db)
 
 
 def _statements(con: duckdb.DuckDBPyConnection, sql: str) -> list:
@@ -214,7 +366,7 @@ def _statements(con: duckdb.DuckDBPyConnection, sql: str) -> list:
     try:
         statements = con.extract_statements(sql)
     except duckdb.Error as e:
-        raise QueryError(f"query failed: {str(e).splitlines()[0]}") from e
+        raise QueryError(f"query failed: {duckdb_message(e)}") from e
     except ValueError as e:      # a statement type this duckdb's Python module cannot name
         raise QueryError("only SELECT statements run on the read-only query connection.",
                          hint="pass --write to run SQL that changes data.") from e
@@ -285,23 +437,30 @@ def query(name_or_sql: str, db: str | Path | None = None, *, baseline: str | Non
         raise QueryError("empty query: give a view name or a SQL statement.",
                          hint="'tracedb views' lists the views, e.g. tracedb query step_breakdown.")
     with _session(db, write=write) as con:
-        params: list[Any] = []
-        if _IDENT.match(text):
-            sql, params = _view_sql(con, text, baseline, comparison, run, rank, step)
+        return _query_on(con, text, baseline=baseline, comparison=comparison, run=run, rank=rank, step=step,
+                         limit=limit, write=write)
+
+
+def _query_on(con, text: str, *, baseline=None, comparison=None, run=None, rank=None, step=None,
+              limit=None, write: bool = False) -> Result:
+    """:func:`query` on an open connection (DuckDB errors pass through)."""
+    params: list[Any] = []
+    if _IDENT.match(text):
+        sql, params = _view_sql(con, text, baseline, comparison, run, rank, step)
+    else:
+        if any(v is not None for v in (run, rank, step, baseline, comparison)):
+            raise QueryError("--run/--rank/--step/--baseline/--comparison apply to view names, not SQL.")
+        if write:
+            _statements(con, text)
         else:
-            if any(v is not None for v in (run, rank, step, baseline, comparison)):
-                raise QueryError("--run/--rank/--step/--baseline/--comparison apply to view names, not SQL.")
-            if write:
-                _statements(con, text)
-            else:
-                check_read_only_sql(con, text)
-            sql = text
-        if limit is not None:
-            sql = f"SELECT * FROM ({sql}) AS q LIMIT {int(limit)}"
-        cur = con.execute(sql, params)
-        if cur.description is None:
-            return Result([], [])
-        return Result([d[0] for d in cur.description], cur.fetchall())
+            check_read_only_sql(con, text)
+        sql = text
+    if limit is not None:
+        sql = f"SELECT * FROM ({sql}) AS q LIMIT {int(limit)}"
+    cur = con.execute(sql, params)
+    if cur.description is None:
+        return Result([], [])
+    return Result([d[0] for d in cur.description], cur.fetchall())
 
 
 def _view_sql(con, name: str, baseline, comparison, run, rank, step) -> tuple[str, list]:
@@ -309,8 +468,11 @@ def _view_sql(con, name: str, baseline, comparison, run, rank, step) -> tuple[st
     params: list[Any] = []
     objs = _objects(con)
     if name not in objs:
-        raise QueryError(f"unknown view {name!r}.", hint="'tracedb views' lists the views; "
-                         "or pass a SQL statement in quotes.")
+        tables = _tables(con)
+        if name in tables:       # a table by name: SELECT * (ux-review F10); --run through its run_id
+            return _table_sql(con, name, baseline, comparison, run, rank, step)
+        raise _unknown("view", name, list(objs) + tables, "'tracedb views' lists the views; "
+                       "or pass a SQL statement in quotes.")
     text = name
     if text == "op_diff" and not (baseline or comparison):
         missing = [r for r in ROLES if _role_run(con, r) is None]
@@ -318,8 +480,8 @@ def _view_sql(con, name: str, baseline, comparison, run, rank, step) -> tuple[st
             names = ", ".join(r[0] for r in con.execute("SELECT run_name FROM run ORDER BY run_id").fetchall())
             raise QueryError(f"op_diff needs a baseline and a comparison run; no run has the role "
                              f"{' or '.join(missing)} (runs: {names}).",
-                             hint="'tracedb runs set-role RUN baseline' (and comparison), or pass "
-                                  "--baseline RUN --comparison RUN.")
+                             hint="'tracedb compare BASELINE COMPARISON' or 'tracedb runs set-role RUN baseline' "
+                                  "(and comparison) sets the roles; or pass --baseline RUN --comparison RUN.")
     if text == "op_diff" and (baseline or comparison):
         text = "op_diff_between"
     elif (baseline or comparison) and text != "op_diff_between":
@@ -353,6 +515,32 @@ def _view_sql(con, name: str, baseline, comparison, run, rank, step) -> tuple[st
     return sql, params
 
 
+def _table_sql(con, name: str, baseline, comparison, run, rank, step) -> tuple[str, list]:
+    """``SELECT * FROM table`` with the --run/--rank/--step filters (--run through ``run_id``)."""
+    if baseline or comparison:
+        raise QueryError(f"--baseline/--comparison apply to op_diff, not to {name}.")
+    cols = {r[0] for r in con.execute("SELECT column_name FROM duckdb_columns() WHERE database_name = "
+                                      "current_database() AND schema_name = 'main' AND table_name = ?",
+                                      [name]).fetchall()}
+    where, params = [], []
+    if run is not None:
+        if "run_name" in cols:
+            where.append("run_name = ?")
+        elif "run_id" in cols:
+            where.append("run_id = (SELECT run_id FROM main.run WHERE run_name = ?)")
+        else:
+            raise QueryError(f"--run does not apply: {name} has no run_id column.")
+        params.append(run)
+    for col, val, flag in (("rank", rank, "--rank"), ("step", step, "--step")):
+        if val is not None:
+            if col not in cols:
+                raise QueryError(f"{flag} does not apply: {name} has no {col} column.")
+            where.append(f"{col} = ?")
+            params.append(val)
+    sql = f'SELECT * FROM main."{name}"'
+    return (sql + " WHERE " + " AND ".join(where) if where else sql), params
+
+
 def _role_run(con, role: str) -> str | None:
     row = con.execute("SELECT min(run_name) FROM run WHERE role = ?", [role]).fetchone()
     return row[0] if row else None
@@ -367,6 +555,25 @@ def check(db: str | Path | None = None, run: str | None = None) -> tuple[Result,
     res = query("check_finding", db=db, run=run)
     errors = sum(1 for r in res.rows if r[0] == "error")
     return res, errors
+
+
+def summary(db: str | Path | None = None, *, run: str | None = None, baseline: str | None = None,
+            comparison: str | None = None) -> list:
+    """Plain-language findings (step split, slowest rank and part, largest free gap, slowest link, memory peak,
+    check, top degraded op), each with its number and the query that shows it; see
+    :mod:`tracedb.summary`.
+
+    Raises:
+        QueryError: an unknown run name.
+    """
+    from .summary import summarize
+    with _session(db) as con:
+        for name in (run, baseline, comparison):
+            if name is not None and not con.execute("SELECT 1 FROM run WHERE run_name = ?", [name]).fetchone():
+                _run_id(con, name, db)       # raises, listing the runs
+        if (baseline is None) != (comparison is None):
+            raise QueryError("--baseline and --comparison go together.")
+        return summarize(con, run=run, baseline=baseline, comparison=comparison)
 
 
 def export(out_dir: str | Path, db: str | Path | None = None, overwrite: bool = False) -> dict[str, int]:
@@ -452,7 +659,7 @@ def runs_rm(run: str, db: str | Path | None = None) -> dict[str, int]:
                 deleted[table] = con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id]).fetchone()[0]
             except duckdb.Error as e:
                 raise TracedbError(f"cannot remove run {run!r}: deleting from {table} failed: "
-                                   f"{str(e).splitlines()[0]}", file=str(_db.resolve_db_path(db)),
+                                   f"{duckdb_message(e)}", file=str(_db.resolve_db_path(db)),
                                    hint="nothing was removed; a table outside tracedb's schema may refer "
                                         "to the run (drop it with tracedb query --write).") from e
         return deleted

@@ -15,13 +15,31 @@ from enum import Enum
 from typing import Annotated, List, Optional
 
 import typer
+import typer.core
 
 from . import api
 from .errors import EXIT_FAILURE, EXIT_INTERRUPTED, TracedbError
-from .output import render
+from .output import DEFAULT_MAX_ROWS, render
 from .progress import terminal_bar
 
+
+class _Group(typer.core.TyperGroup):
+    """The root command: the global flags (-q/--quiet, --debug) work after the subcommand too
+    (``tracedb ingest -q PATH``, ux-review F13); they are moved in front of it before parsing."""
+
+    GLOBAL_FLAGS = ("-q", "--quiet", "--debug")
+
+    def parse_args(self, ctx, args):
+        if "--" in args:
+            head, tail = args[:args.index("--")], args[args.index("--"):]
+        else:
+            head, tail = args, []
+        flags = [a for a in head if a in self.GLOBAL_FLAGS]
+        return super().parse_args(ctx, flags + [a for a in head if a not in self.GLOBAL_FLAGS] + tail)
+
+
 app = typer.Typer(
+    cls=_Group,
     name="tracedb",
     help=("Columnar trace database for AI-training profiler output (Ascend NPU: torch_npu / MindSpore; "
           "GPU: PyTorch Kineto). Ingest profiler folders into one DuckDB file, then query named SQL views.\n\n"
@@ -56,7 +74,23 @@ class RoleOrNone(str, Enum):
 # the options every command shares, defined once (sqlite-utils' output_options, the typer way)
 DbOption = Annotated[Optional[str], typer.Option(
     "--db", help="Database file (default: $TRACEDB_DB, else ./tracedb.duckdb).")]
-FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format (table: for people, units from "
+                                                                      "the column names; the others: raw values).")]
+
+
+class Units(str, Enum):
+    ns = "ns"
+    us = "us"
+    ms = "ms"
+    s = "s"
+
+
+# the human table's options (ignored by csv/json/ndjson/markdown, which print raw values)
+UnitsOption = Annotated[Optional[Units], typer.Option(
+    "--units", help="Table: show every *_ns column in this unit (default: the unit that fits each column; "
+                    "ns prints the exact integers).")]
+WideOption = Annotated[bool, typer.Option("--wide", help="Table: every column, text uncut, wider than the terminal.")]
+VerticalOption = Annotated[bool, typer.Option("--vertical", "-x", help="Table: one 'column | value' line per field.")]
 
 _state = {"debug": False, "quiet": False, "signal": None}
 
@@ -137,14 +171,41 @@ def _view_names(incomplete: str) -> list[str]:
         return []
 
 
-def _print(res, fmt: Format) -> None:
-    sys.stdout.write(render(res.columns, res.rows, fmt.value))
+def _width() -> Optional[int]:
+    """The table's width: $COLUMNS, else the terminal's; None (no limit) when stdout is no terminal."""
+    cols = os.environ.get("COLUMNS", "")
+    if cols.isdigit() and int(cols) > 0:
+        return int(cols)
+    if sys.stdout.isatty():
+        try:
+            return os.get_terminal_size(sys.stdout.fileno()).columns
+        except OSError:
+            return None
+    return None
+
+
+def _print(res, fmt: Format, *, units: Optional[Units] = None, wide: bool = False, vertical: bool = False,
+           max_rows: Optional[int] = None, wrap_last: bool = False) -> None:
+    sys.stdout.write(render(res.columns, res.rows, fmt.value, width=_width(), max_rows=max_rows,
+                            units=units.value if units else None, vertical=vertical, wide=wide,
+                            wrap_last=wrap_last))
+
+
+def _version(value: bool) -> None:
+    if value:
+        from . import __version__
+        print(f"tracedb {__version__}")
+        raise typer.Exit(0)
 
 
 @app.callback()
 def main_options(
-    debug: bool = typer.Option(False, "--debug", help="Show the Python traceback on errors."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress messages on stderr."),
+    debug: bool = typer.Option(False, "--debug", help="Show the Python traceback on errors (also after the "
+                                                      "command)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress messages on stderr (also after the "
+                                                            "command)."),
+    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
+                                 callback=_version),
 ) -> None:
     _state["debug"] = debug
     _state["quiet"] = quiet
@@ -211,7 +272,12 @@ def query(
     rank: Optional[int] = typer.Option(None, "--rank", help="Only rows of this rank."),
     step: Optional[int] = typer.Option(None, "--step", help="Only rows of this step."),
     fmt: FormatOption = Format.table,
-    limit: Optional[int] = typer.Option(None, "--limit", help="At most this many rows."),
+    limit: Optional[int] = typer.Option(None, "--limit", help=f"At most this many rows (the table shows "
+                                                             f"{DEFAULT_MAX_ROWS} without --limit or --all)."),
+    all_rows: bool = typer.Option(False, "--all", help="Table: every row."),
+    units: UnitsOption = None,
+    wide: WideOption = False,
+    vertical: VerticalOption = False,
     write: bool = typer.Option(False, "--write", help="Open the database read-write (SQL that changes data, "
                                                       "writes files or changes settings)."),
 ) -> None:
@@ -220,15 +286,23 @@ def query(
     Without --write only SELECT statements run: no file is written or created, no extension is
     installed or loaded, no setting changes. Local files can be read (read_csv, read_parquet).
 
+    The table shows times in ms (or the unit that fits), bytes in MiB/GiB, ratios in %, and at
+    most 40 rows, fitted to the terminal; csv, json, ndjson and markdown print the raw values
+    (integer ns, bytes).
+
     Examples:
 
     \b
       tracedb query step_breakdown --rank 0 --format csv
       tracedb query op_diff --baseline gpu_run --comparison npu_run --limit 20
       tracedb query "SELECT rank, sum(dur_ns) FROM free_time GROUP BY rank"
+      tracedb query free_time --all --units us
+      tracedb query slow_rank -x --limit 2
+      tracedb query kernel --rank 0 --limit 5 --wide
     """
     _print(api.query(name_or_sql, db=db, baseline=baseline, comparison=comparison, run=run, rank=rank,
-                     step=step, limit=limit, write=write), fmt)
+                     step=step, limit=limit, write=write), fmt, units=units, wide=wide, vertical=vertical,
+           max_rows=None if (all_rows or limit is not None) else DEFAULT_MAX_ROWS)
 
 
 @command()
@@ -237,7 +311,7 @@ def views(db: DbOption = None, fmt: FormatOption = Format.table) -> None:
 
     Example:  tracedb views --format markdown
     """
-    _print(api.views(db), fmt)
+    _print(api.views(db), fmt, wrap_last=True)
 
 
 @command()
@@ -253,7 +327,7 @@ def describe(
     header, res = api.describe(name, db)
     if fmt == Format.table:
         sys.stdout.write(header + "\n\n")
-    _print(res, fmt)
+    _print(res, fmt, wrap_last=True)
 
 
 runs_app = typer.Typer(no_args_is_help=False, rich_markup_mode=None)
@@ -326,6 +400,38 @@ def runs_set_role(ctx: typer.Context, run: str = typer.Argument(..., help="Run n
 
 
 @command()
+def summary(
+    db: DbOption = None,
+    run: Optional[str] = typer.Option(None, "--run", help="Only this run (default: every run)."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="Baseline run of the comparison (default: "
+                                                                    "the run with the role)."),
+    comparison: Optional[str] = typer.Option(None, "--comparison", help="Comparison run (default: the run with "
+                                                                        "the role)."),
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Say in plain words what is slow: per run the step's split (computing / exposed communication
+    / free, % of step), the slowest rank and its slowest part, the largest free gap, the slowest
+    link, the memory peak and the check findings; for a baseline/comparison pair the top degraded
+    op. Each finding has its number and the query that shows it. Thresholds: msprof-analyze 5 %,
+    MindInsight 20 %.
+
+    Examples:
+
+    \b
+      tracedb summary
+      tracedb summary --run npu_run
+      tracedb summary --baseline gpu_run --comparison npu_run
+    """
+    findings = api.summary(db, run=run, baseline=baseline, comparison=comparison)
+    if fmt == Format.table:
+        from .summary import render_text
+        sys.stdout.write(render_text(findings))
+    else:
+        _print(api.Result(["run_name", "topic", "finding", "source"],
+                          [(f.run_name, f.topic, f.text, f.source) for f in findings]), fmt)
+
+
+@command()
 def export(
     parquet: str = typer.Option(..., "--parquet", help="Folder to write (must be new or empty)."),
     db: DbOption = None,
@@ -358,7 +464,7 @@ def check(
     Example:  tracedb check --format markdown
     """
     res, errors = api.check(db, run=run)
-    _print(res, fmt)
+    _print(res, fmt, wrap_last=True)
     if not _state["quiet"]:
         _err(f"{errors} error(s), {len(res.rows) - errors} warning(s)")
     raise typer.Exit(1 if errors else 0)

@@ -38,8 +38,8 @@ class TracedbError(Exception):
                 where += f" ({self.place})"
             where += ": "
         text = f"{where}{self.message}"
-        if self.hint:
-            text += f" Hint: {self.hint}"
+        if self.hint:      # below a multi-line message (DuckDB's caret), on a line of its own
+            text += ("\n" if "\n" in text else " ") + f"Hint: {self.hint}"
         return text
 
 

@@ -2,16 +2,19 @@
 
 Layout of the export folder::
 
-    DIR/<table>/run_id=<r>/rank=<k>/data_0.parquet   tables with run_id and rank (zstd)
-    DIR/<table>/run_id=<r>/data_0.parquet            tables with run_id only
-    DIR/<table>/data_0.parquet                       other tables (and empty tables)
-    DIR/views.sql                                    the schema as views over read_parquet, then the
-                                                     view library with every comment
+    DIR/<table>/run_name=<run>/rank=<k>/data_0.parquet   tables with run_id and rank (zstd)
+    DIR/<table>/run_name=<run>/data_0.parquet            tables with run_id only
+    DIR/<table>/data_0.parquet                           run, other tables and empty tables
+    DIR/views.sql                                        the schema as views over read_parquet,
+                                                         then the view library with every comment
 
-Partition columns are also written inside the files (WRITE_PARTITION_COLUMNS), so readers need
-no hive partitioning; ns columns stay plain INT64. ``EXPORT DATABASE`` is not used because it
-drops comments. Run ``views.sql`` from the export folder (paths are relative):
-``cd DIR && duckdb -c ".read views.sql" -c "FROM step_breakdown"``.
+Folders are named by run name (hive style, as DuckDB writes them). The partition columns
+``run_name`` and ``rank`` are in the folder names only, never also inside the files, so every
+hive reader agrees on one type per column: ``pd.read_parquet("DIR/kernel")`` (pyarrow),
+``read_parquet('DIR/kernel/**/*.parquet', hive_partitioning = true)`` in DuckDB, Spark's
+partition discovery (ux-review F32). ``run_id`` stays inside the files. ns columns stay plain
+INT64. ``EXPORT DATABASE`` is not used because it drops comments. Run ``views.sql`` from the
+export folder (paths are relative): ``cd DIR && duckdb -c ".read views.sql" -c "FROM step_breakdown"``.
 """
 from __future__ import annotations
 
@@ -27,6 +30,14 @@ from .registry import CREATE_INTERNAL_SCHEMA, comment_statements, load_library, 
 def base_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str | None]]:
     return con.execute("SELECT table_name, comment FROM duckdb_tables() WHERE schema_name = 'main' "
                        "ORDER BY table_name").fetchall()
+
+
+def partition_columns(table: str, columns: set[str]) -> list[str]:
+    """The hive keys of a table's export folder: run_name (from run_id), then rank; none for the
+    run table itself (it holds the names)."""
+    if table == "run" or "run_id" not in columns:
+        return []
+    return ["run_name", "rank"] if "rank" in columns else ["run_name"]
 
 
 def export_parquet(con: duckdb.DuckDBPyConnection, out_dir: str | Path, overwrite: bool = False) -> dict[str, int]:
@@ -57,18 +68,20 @@ def export_parquet(con: duckdb.DuckDBPyConnection, out_dir: str | Path, overwrit
         n = con.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
         written[table] = n
         target = out / table
-        if n and {"run_id", "rank"} <= names:
-            part = "PARTITION_BY (run_id, rank), WRITE_PARTITION_COLUMNS true, "
-        elif n and "run_id" in names:
-            part = "PARTITION_BY (run_id), WRITE_PARTITION_COLUMNS true, "
+        keys = partition_columns(table, names) if n else []
+        if keys:
+            part = f"PARTITION_BY ({', '.join(keys)}), "
+            source = (f'SELECT t.*, r.run_name FROM "{table}" AS t JOIN main.run AS r USING (run_id)')
         else:
             part = ""
+            source = f'SELECT * FROM "{table}"'
             target.mkdir()
             target = target / "data_0.parquet"
-        con.execute(f"COPY (SELECT * FROM \"{table}\") TO '{target}' (FORMAT parquet, {part}COMPRESSION zstd)")
+        con.execute(f"COPY ({source}) TO '{target}' (FORMAT parquet, {part}COMPRESSION zstd)")
         select = ",\n    ".join(f'CAST("{c}" AS {t}) AS "{c}"' for c, t, _ in cols)
+        hive = ", hive_partitioning = true, hive_types_autocast = false" if keys else ", hive_partitioning = false"
         lines.append(f"CREATE OR REPLACE VIEW \"{table}\" AS SELECT\n    {select}\n"
-                     f"FROM read_parquet('{table}/**/*.parquet');")
+                     f"FROM read_parquet('{table}/**/*.parquet'{hive});")
         lines.append(f"COMMENT ON VIEW \"{table}\" IS {quote(comment)};")
         for c, _, cc in cols:
             if cc:

@@ -17,6 +17,7 @@ Requires the optional extra ``pip install 'tracedb[spark]'`` (pyspark, a Java 17
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,6 +96,36 @@ def session(app: str = "tracedb"):
             .getOrCreate())
 
 
+_TABLE_VIEW = re.compile(r'CREATE OR REPLACE VIEW "(\w+)" AS SELECT\n(.*?)\nFROM read_parquet', re.S)
+_CAST = re.compile(r'CAST\("(\w+)" AS ([^)]+)\) AS "\w+"')
+
+
+def table_columns(views_sql: str) -> dict[str, list[tuple[str, str]]]:
+    """Each exported table's columns and DuckDB types, in order, from the export's views.sql."""
+    return {m.group(1): _CAST.findall(m.group(2)) for m in _TABLE_VIEW.finditer(views_sql)}
+
+
+def _read_table(spark, table_dir: Path, columns: list[tuple[str, str]] | None):
+    """A table folder of the export as a DataFrame with the table's own columns in order.
+
+    The hive keys (``run_name=…/rank=…``) are in the folder names only: Spark's partition
+    discovery reads them as strings (type inference off, so a run named ``2024`` stays a name),
+    ``rank`` is cast back to INT and ``run_name`` dropped (the tables carry ``run_id``)."""
+    from pyspark.sql import functions as F
+    hive = any(p.is_dir() and "=" in p.name for p in table_dir.iterdir())
+    if not hive:
+        return spark.read.parquet(str(table_dir))
+    spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
+    df = spark.read.option("basePath", str(table_dir)).parquet(str(table_dir))
+    if "rank" in df.columns:
+        df = df.withColumn("rank", F.col("rank").cast("int"))
+    if columns:
+        df = df.select(*[c for c, _ in columns])
+    elif "run_name" in df.columns:
+        df = df.drop("run_name")
+    return df
+
+
 def register(spark, parquet_dir: str | Path) -> SparkLibrary:
     """Register the exported tables and the view library as temporary views of ``spark``.
 
@@ -113,9 +144,9 @@ def register(spark, parquet_dir: str | Path) -> SparkLibrary:
         raise TracedbError("not a tracedb Parquet export (no views.sql).", file=str(root),
                            hint="write one with: tracedb export --parquet DIR")
     lib = SparkLibrary()
+    columns = table_columns((root / "views.sql").read_text())
     for table_dir in sorted(p for p in root.iterdir() if p.is_dir()):
-        # the partition columns are inside the files too: read them from there, not from paths
-        df = spark.read.option("recursiveFileLookup", "true").parquet(str(table_dir))
+        df = _read_table(spark, table_dir, columns.get(table_dir.name))
         df.createOrReplaceTempView(table_dir.name)
         lib.tables.append(table_dir.name)
     views, lib.failed = transpile_library()

@@ -39,18 +39,18 @@ aligned AS (
 SELECT
     r.run_name::VARCHAR                                AS run_name,            -- run name
     a.first_step::INTEGER                              AS step,                -- step of the instance (lowest over its ranks); NULL without steps
-    a.group_name::VARCHAR                              AS group_name,          -- communication group (HCCL group id); NULL if unknown
     a.name::VARCHAR                                    AS op_name,             -- communication op / NCCL kernel name
     a.execution::BIGINT                                AS execution,           -- k-th execution of this name in the rank and group, from 1
     a.rank::INTEGER                                    AS rank,                -- global rank
-    a.start_ns::BIGINT                                 AS start_ns,            -- op start on this rank, ns since the epoch
     a.dur_ns::BIGINT                                   AS dur_ns,              -- op duration on this rank, ns
-    a.transmit_ns::BIGINT                              AS transmit_ns,         -- shortest duration over the ranks (the last rank to arrive): the transfer itself, ns
     (a.dur_ns - a.transmit_ns)::BIGINT                 AS wait_ns,             -- own duration minus transmit: time this rank waited for the others, ns
     (a.start_ns - a.earliest_start_ns)::BIGINT         AS late_start_ns,       -- own start minus the earliest start over the ranks, ns
+    a.transmit_ns::BIGINT                              AS transmit_ns,         -- shortest duration over the ranks (the last rank to arrive): the transfer itself, ns
     (a.dur_ns = a.transmit_ns)::BOOLEAN                AS is_last_to_arrive,   -- this rank has the shortest duration: the others waited for it
     a.rank_count::BIGINT                               AS rank_count,          -- ranks that ran this instance
-    (a.rank_count = g.group_rank_count)::BOOLEAN       AS complete             -- every rank seen in the group ran this instance
+    (a.rank_count = g.group_rank_count)::BOOLEAN       AS complete,            -- every rank seen in the group ran this instance
+    a.group_name::VARCHAR                              AS group_name,          -- communication group (HCCL group id); NULL if unknown
+    a.start_ns::BIGINT                                 AS start_ns             -- op start on this rank, ns since the epoch
 FROM aligned AS a
 JOIN group_ranks AS g
     ON g.run_id = a.run_id AND g.group_key = a.group_key

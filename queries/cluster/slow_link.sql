@@ -43,22 +43,22 @@ stats AS (
 SELECT
     run_name::VARCHAR                                              AS run_name,                -- run name
     step::INTEGER                                                  AS step,                    -- step number; NULL without steps
-    group_name::VARCHAR                                            AS group_name,              -- communication group (group-local ranks are only unique within it)
     src_rank::BIGINT                                               AS src_rank,                -- source rank (group-local)
     dst_rank::BIGINT                                               AS dst_rank,                -- destination rank (group-local)
     transport_type::VARCHAR                                        AS transport_type,          -- HCCS, PCIE, SIO, RDMA, SDMA (MindSpore hccl_raw)
-    transit_size_bytes::BIGINT                                     AS transit_size_bytes,      -- bytes moved on the link in the step
-    transit_ns::BIGINT                                             AS transit_ns,              -- transfer time on the link in the step, ns
     bandwidth_gbps::DOUBLE                                         AS bandwidth_gbps,          -- bytes / ns = GB/s
-    link_count::BIGINT                                             AS link_count,              -- links of this transport in the step
     median_gbps::DOUBLE                                            AS transport_median_gbps,   -- median bandwidth of the transport's links, GB/s
-    mean_gbps::DOUBLE                                              AS transport_mean_gbps,     -- mean bandwidth of the transport's links, GB/s
-    CASE WHEN stddev_gbps > 0 THEN (bandwidth_gbps - mean_gbps) / stddev_gbps END::DOUBLE
-                                                                   AS z_score,                 -- (bandwidth − mean) / population σ; NULL when all links are equal
     CASE WHEN median_gbps > 0 THEN 1 - bandwidth_gbps / median_gbps END::DOUBLE
                                                                    AS below_median_ratio,      -- 1 − bandwidth / median (0.1 = 10 % slower than the median link)
+    CASE WHEN stddev_gbps > 0 THEN (bandwidth_gbps - mean_gbps) / stddev_gbps END::DOUBLE
+                                                                   AS z_score,                 -- (bandwidth − mean) / population σ; NULL when all links are equal
     (link_count > 1 AND bandwidth_gbps < 0.95 * median_gbps)::BOOLEAN
                                                                    AS msprof_slow_5pct,        -- msprof-analyze rule: more than 5 % below the transport's median
-    (link_count > 1 AND bandwidth_gbps < 0.8 * mean_gbps)::BOOLEAN AS mindinsight_slow_20pct   -- MindInsight rule: more than 20 % below the transport's mean
+    (link_count > 1 AND bandwidth_gbps < 0.8 * mean_gbps)::BOOLEAN AS mindinsight_slow_20pct,  -- MindInsight rule: more than 20 % below the transport's mean
+    transit_size_bytes::BIGINT                                     AS transit_size_bytes,      -- bytes moved on the link in the step
+    transit_ns::BIGINT                                             AS transit_ns,              -- transfer time on the link in the step, ns
+    link_count::BIGINT                                             AS link_count,              -- links of this transport in the step
+    mean_gbps::DOUBLE                                              AS transport_mean_gbps,     -- mean bandwidth of the transport's links, GB/s
+    group_name::VARCHAR                                            AS group_name               -- communication group (group-local ranks are only unique within it)
 FROM stats
 ORDER BY run_name, step, transport_type, bandwidth_gbps;

@@ -35,18 +35,8 @@ SELECT
     run_name::VARCHAR                                                      AS run_name,                                       -- run name
     step::INTEGER                                                          AS step,                                           -- step number; NULL without steps
     rank::INTEGER                                                          AS rank,                                           -- global rank
-    rank_count::BIGINT                                                     AS rank_count,                                     -- ranks of the run with this step
     e2e_ns::BIGINT                                                         AS e2e_ns,                                         -- step time of this rank (step_breakdown.e2e_ns), ns
-    median_e2e_ns::BIGINT                                                  AS median_e2e_ns,                                  -- median step time over the ranks, ns
-    mean_e2e_ns::BIGINT                                                    AS mean_e2e_ns,                                    -- mean step time over the ranks, ns
     (e2e_ns - fastest_e2e_ns)::BIGINT                                      AS behind_fastest_ns,                              -- step time minus the fastest rank's, ns
-    computing_ns::BIGINT                                                   AS computing_ns,                                   -- Computing of this rank, ns
-    (computing_ns - median_computing_ns)::BIGINT                           AS computing_excess_ns,                            -- Computing minus the ranks' median, ns
-    communication_not_overlapped_ns::BIGINT                                AS communication_not_overlapped_ns,                -- Communication(Not Overlapped) of this rank, ns
-    (communication_not_overlapped_ns - median_communication_not_overlapped_ns)::BIGINT
-                                                                           AS communication_not_overlapped_excess_ns,         -- Communication(Not Overlapped) minus the ranks' median, ns
-    free_ns::BIGINT                                                        AS free_ns,                                        -- Free of this rank, ns
-    (free_ns - median_free_ns)::BIGINT                                     AS free_excess_ns,                                 -- Free minus the ranks' median, ns
     CASE
         WHEN greatest(computing_ns - median_computing_ns,
                       communication_not_overlapped_ns - median_communication_not_overlapped_ns,
@@ -62,6 +52,16 @@ SELECT
     (mean_busy_or_free_ns > 0
         AND (e2e_ns - fastest_e2e_ns) > 0.05 * mean_busy_or_free_ns)::BOOLEAN
                                                                            AS msprof_slow_5pct,                               -- msprof-analyze rule: more than 5 % of the mean (Computing + Not Overlapped + Free) behind the fastest rank
-    (e2e_ns > 1.2 * mean_e2e_ns)::BOOLEAN                                  AS mindinsight_slow_20pct                          -- MindInsight rule: step time more than 20 % above the ranks' mean
+    (e2e_ns > 1.2 * mean_e2e_ns)::BOOLEAN                                  AS mindinsight_slow_20pct,                         -- MindInsight rule: step time more than 20 % above the ranks' mean
+    computing_ns::BIGINT                                                   AS computing_ns,                                   -- Computing of this rank, ns
+    communication_not_overlapped_ns::BIGINT                                AS communication_not_overlapped_ns,                -- Communication(Not Overlapped) of this rank, ns
+    free_ns::BIGINT                                                        AS free_ns,                                        -- Free of this rank, ns
+    (computing_ns - median_computing_ns)::BIGINT                           AS computing_excess_ns,                            -- Computing minus the ranks' median, ns
+    (communication_not_overlapped_ns - median_communication_not_overlapped_ns)::BIGINT
+                                                                           AS communication_not_overlapped_excess_ns,         -- Communication(Not Overlapped) minus the ranks' median, ns
+    (free_ns - median_free_ns)::BIGINT                                     AS free_excess_ns,                                 -- Free minus the ranks' median, ns
+    median_e2e_ns::BIGINT                                                  AS median_e2e_ns,                                  -- median step time over the ranks, ns
+    mean_e2e_ns::BIGINT                                                    AS mean_e2e_ns,                                    -- mean step time over the ranks, ns
+    rank_count::BIGINT                                                     AS rank_count                                      -- ranks of the run with this step
 FROM stats
 ORDER BY run_name, step, e2e_ns DESC, rank;

@@ -59,19 +59,19 @@ SELECT
     r.run_name::VARCHAR                         AS run_name,            -- run name
     b.rank::INTEGER                             AS rank,                -- global rank that recorded the op
     b.step::INTEGER                             AS step,                -- step of the op (as in comm_op)
-    b.group_name::VARCHAR                       AS group_name,          -- HCCL group as the trace names it
     b.op_name::VARCHAR                          AS op_name,             -- HCCL op name
-    b.op_ts_ns::BIGINT                          AS op_start_ns,         -- op slice start, ns (tells repeated executions apart)
     b.transport_type::VARCHAR                   AS transport_type,      -- HCCS, PCIE, SIO, RDMA or SDMA (= HCCS + PCIE + SIO + other SDMA links)
-    b.transit_size_bytes::BIGINT                AS transit_size_bytes,  -- bytes moved
-    b.transit_ns::BIGINT                        AS transit_ns,          -- Σ transfer time, ns
     (CASE WHEN b.transit_ns = 0 THEN 0
           ELSE round(b.transit_size_bytes / b.transit_ns, 4) END)::DOUBLE
                                                 AS bandwidth_gbps,      -- bytes / ns = GB/s, 4 decimals; 0 without transfers
+    b.transit_size_bytes::BIGINT                AS transit_size_bytes,  -- bytes moved
+    b.transit_ns::BIGINT                        AS transit_ns,          -- Σ transfer time, ns
+    b.packet_count::BIGINT                      AS packet_count,        -- transfers counted (SDMA copies, RDMA windows)
     (CASE WHEN b.packet_count = 0 THEN 0
           ELSE round(b.large_packet_count / b.packet_count, 4) END)::DOUBLE
                                                 AS large_packet_ratio,  -- share of packets above 32 MB (RDMA: 0.5 MB)
-    b.packet_count::BIGINT                      AS packet_count         -- transfers counted (SDMA copies, RDMA windows)
+    b.group_name::VARCHAR                       AS group_name,          -- HCCL group as the trace names it
+    b.op_ts_ns::BIGINT                          AS op_start_ns          -- op slice start, ns (tells repeated executions apart)
 FROM per_transport AS b
 JOIN run AS r
     ON r.run_id = b.run_id

@@ -46,20 +46,20 @@ SELECT
     r.run_name::VARCHAR                         AS run_name,            -- run name
     m.rank::INTEGER                             AS rank,                -- global rank that recorded the op
     m.step::INTEGER                             AS step,                -- step of the op (as in comm_op)
-    m.group_name::VARCHAR                       AS group_name,          -- HCCL group as the trace names it
     m.op_name::VARCHAR                          AS op_name,             -- HCCL op name
-    m.op_type::VARCHAR                          AS op_type,             -- second "_" token of hcom_ names, else the leading letters of the last "/" part (MindSpore), lower case
-    m.comm_kind::VARCHAR                        AS comm_kind,           -- p2p or collective
-    m.op_ts_ns::BIGINT                          AS op_start_ns,         -- op slice start, ns (tells repeated executions apart)
     m.src_rank::BIGINT                          AS src_rank,            -- group-local source rank
     m.dst_rank::BIGINT                          AS dst_rank,            -- group-local destination rank (= src_rank for on-chip copies)
     m.transport_type::VARCHAR                   AS transport_type,      -- LOCAL, HCCS, PCIE, SIO or RDMA
-    m.transit_size_bytes::BIGINT                AS transit_size_bytes,  -- bytes moved on the link
-    m.transit_ns::BIGINT                        AS transit_ns,          -- Σ transfer time on the link, ns
     (CASE WHEN m.transit_ns = 0 THEN 0
           ELSE round(m.transit_size_bytes / m.transit_ns, 4) END)::DOUBLE
                                                 AS bandwidth_gbps,      -- bytes / ns = GB/s
-    m.packet_count::BIGINT                      AS packet_count         -- transfers on the link (SDMA copies, RDMA windows)
+    m.transit_size_bytes::BIGINT                AS transit_size_bytes,  -- bytes moved on the link
+    m.transit_ns::BIGINT                        AS transit_ns,          -- Σ transfer time on the link, ns
+    m.packet_count::BIGINT                      AS packet_count,        -- transfers on the link (SDMA copies, RDMA windows)
+    m.op_type::VARCHAR                          AS op_type,             -- second "_" token of hcom_ names, else the leading letters of the last "/" part (MindSpore), lower case
+    m.comm_kind::VARCHAR                        AS comm_kind,           -- p2p or collective
+    m.group_name::VARCHAR                       AS group_name,          -- HCCL group as the trace names it
+    m.op_ts_ns::BIGINT                          AS op_start_ns          -- op slice start, ns (tells repeated executions apart)
 FROM per_link AS m
 JOIN run AS r
     ON r.run_id = m.run_id

@@ -68,19 +68,19 @@ SELECT
     run_name::VARCHAR                           AS run_name,            -- run name
     rank::INTEGER                               AS rank,                -- global rank that recorded the ops
     step::INTEGER                               AS step,                -- step of the ops
-    comm_kind::VARCHAR                          AS comm_kind,           -- collective or p2p
-    group_name::VARCHAR                         AS group_name,          -- HCCL group as the trace names it
     matrix_op_type::VARCHAR                     AS matrix_op_type,      -- op type as communication_matrix.json keys it (allreduce, reduce, ...)
     variant::VARCHAR                            AS variant,             -- top1, middle, bottom1, bottom2, bottom3 or total
-    (matrix_op_type || '-' || variant)::VARCHAR AS op_key,              -- "<type>-<variant>" as in the file (without "@group")
     src_rank::BIGINT                            AS src_rank,            -- group-local source rank
     dst_rank::BIGINT                            AS dst_rank,            -- group-local destination rank
     transport_type::VARCHAR                     AS transport_type,      -- LOCAL, HCCS, PCIE, SIO or RDMA
-    transit_size_bytes::BIGINT                  AS transit_size_bytes,  -- bytes moved (total: Σ over executions)
-    transit_ns::BIGINT                          AS transit_ns,          -- transfer time, ns (total: Σ over executions)
     (CASE WHEN transit_ns = 0 THEN 0 ELSE round(transit_size_bytes / transit_ns, 4) END)::DOUBLE
                                                 AS bandwidth_gbps,      -- bytes / ns = GB/s
+    transit_size_bytes::BIGINT                  AS transit_size_bytes,  -- bytes moved (total: Σ over executions)
+    transit_ns::BIGINT                          AS transit_ns,          -- transfer time, ns (total: Σ over executions)
     n::BIGINT                                   AS execution_count,     -- executions of the type on the link
-    op_name::VARCHAR                            AS op_name              -- the execution shown ("Op Name"); NULL for total
+    op_name::VARCHAR                            AS op_name,             -- the execution shown ("Op Name"); NULL for total
+    (matrix_op_type || '-' || variant)::VARCHAR AS op_key,              -- "<type>-<variant>" as in the file (without "@group")
+    comm_kind::VARCHAR                          AS comm_kind,           -- collective or p2p
+    group_name::VARCHAR                         AS group_name           -- HCCL group as the trace names it
 FROM unioned
 ORDER BY run_name, rank, step, comm_kind, group_name, matrix_op_type, src_rank, dst_rank, ord;

@@ -63,11 +63,7 @@ SELECT
     r.run_name::VARCHAR                                AS run_name,               -- run name
     j.rank::INTEGER                                    AS rank,                   -- global rank that recorded the op
     j.step::INTEGER                                    AS step,                   -- step of the op (kernel step of the same HCCL op, else the step window holding its start)
-    j.group_name::VARCHAR                              AS group_name,             -- HCCL group as the trace names it ("Group <g> Communication")
     j.op_name::VARCHAR                                 AS op_name,                -- HCCL op name, e.g. hcom_allReduce__586_0_1
-    j.op_type::VARCHAR                                 AS op_type,                -- second "_" token of hcom_ names, else the leading letters of the last "/" part (MindSpore: allReduce_1_1, Default/AllReduce-op534_0), lower case (allreduce, send, ...)
-    j.comm_kind::VARCHAR                               AS comm_kind,              -- p2p (send, receive, batchSendRecv) or collective
-    j.start_ns::BIGINT                                 AS start_ns,               -- first task start, ns since the epoch
     j.elapse_ns::BIGINT                                AS elapse_ns,              -- last task end − first task start, ns
     j.transit_ns::BIGINT                               AS transit_ns,             -- time moving data on the master plane, ns
     j.wait_ns::BIGINT                                  AS wait_ns,                -- Notify_Wait time on the master plane, ns
@@ -78,7 +74,11 @@ SELECT
                                                        AS wait_ratio,             -- wait / (wait + transit)
     (CASE WHEN j.synchronization_ns + j.transit_ns = 0 THEN 0
           ELSE round(j.synchronization_ns / (j.synchronization_ns + j.transit_ns), 4) END)::DOUBLE
-                                                       AS synchronization_ratio   -- synchronization / (synchronization + transit)
+                                                       AS synchronization_ratio,  -- synchronization / (synchronization + transit)
+    j.op_type::VARCHAR                                 AS op_type,                -- second "_" token of hcom_ names, else the leading letters of the last "/" part (MindSpore: allReduce_1_1, Default/AllReduce-op534_0), lower case (allreduce, send, ...)
+    j.comm_kind::VARCHAR                               AS comm_kind,              -- p2p (send, receive, batchSendRecv) or collective
+    j.group_name::VARCHAR                              AS group_name,             -- HCCL group as the trace names it ("Group <g> Communication")
+    j.start_ns::BIGINT                                 AS start_ns                -- first task start, ns since the epoch
 FROM joined AS j
 JOIN run AS r
     ON r.run_id = j.run_id

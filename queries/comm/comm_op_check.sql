@@ -87,23 +87,8 @@ SELECT
     rank::INTEGER                           AS rank,                 -- global rank
     step::INTEGER                           AS step,                 -- step (comm_op's, else the file's)
     op_name::VARCHAR                        AS op_name,              -- HCCL op name
-    profiler_group_name::VARCHAR            AS profiler_group_name,  -- group as communication.json keys it (after "@")
-    trace_group_name::VARCHAR               AS trace_group_name,     -- group as the trace names it
-    nullif(transport_type, '')::VARCHAR     AS transport_type,       -- transport of a bandwidth metric; NULL for time metrics
     metric::VARCHAR                         AS metric,               -- compared number: elapse_ns, transit_ns, wait_ns, synchronization_ns, idle_ns, transit_size_bytes, bandwidth_gbps
-    value::DOUBLE                           AS value,                -- tracedb's value (comm_op / comm_bandwidth); NULL when the trace has no such op
-    profiler_value::DOUBLE                  AS profiler_value,       -- communication.json's value; NULL when the file has no such op
-    (value - profiler_value)::DOUBLE        AS diff,                 -- value − profiler_value
-    has_trace::BOOLEAN                      AS has_trace,            -- tracedb computed the op from trace tasks
-    has_reference::BOOLEAN                  AS has_reference,        -- communication.json has the op
-    coalesce(
-        has_trace AND has_reference
-        AND abs(value - profiler_value) <= CASE
-            WHEN metric LIKE '%\_ns' ESCAPE '\' THEN greatest(1000, abs(profiler_value) * 0.001)
-            WHEN metric LIKE '%\_bytes' ESCAPE '\' THEN greatest(1, abs(profiler_value) * 0.001)
-            ELSE greatest(0.0001, abs(profiler_value) * 0.001)
-        END,
-        FALSE)::BOOLEAN                     AS within_tolerance,     -- both sides present and |diff| <= max(1 µs | 1 B | 0.0001, 0.1 %)
+    nullif(transport_type, '')::VARCHAR     AS transport_type,       -- transport of a bandwidth metric; NULL for time metrics
     (CASE
         WHEN NOT has_trace THEN 'missing_in_trace'
         WHEN NOT has_reference THEN 'missing_in_profiler'
@@ -113,6 +98,21 @@ SELECT
             ELSE greatest(0.0001, abs(profiler_value) * 0.001)
         END THEN 'ok'
         ELSE 'differs'
-     END)::VARCHAR                          AS status                -- ok, differs, missing_in_trace, missing_in_profiler
+     END)::VARCHAR                          AS status,               -- ok, differs, missing_in_trace, missing_in_profiler
+    value::DOUBLE                           AS value,                -- tracedb's value (comm_op / comm_bandwidth); NULL when the trace has no such op
+    profiler_value::DOUBLE                  AS profiler_value,       -- communication.json's value; NULL when the file has no such op
+    (value - profiler_value)::DOUBLE        AS diff,                 -- value − profiler_value
+    coalesce(
+        has_trace AND has_reference
+        AND abs(value - profiler_value) <= CASE
+            WHEN metric LIKE '%\_ns' ESCAPE '\' THEN greatest(1000, abs(profiler_value) * 0.001)
+            WHEN metric LIKE '%\_bytes' ESCAPE '\' THEN greatest(1, abs(profiler_value) * 0.001)
+            ELSE greatest(0.0001, abs(profiler_value) * 0.001)
+        END,
+        FALSE)::BOOLEAN                     AS within_tolerance,     -- both sides present and |diff| <= max(1 µs | 1 B | 0.0001, 0.1 %)
+    has_trace::BOOLEAN                      AS has_trace,            -- tracedb computed the op from trace tasks
+    has_reference::BOOLEAN                  AS has_reference,        -- communication.json has the op
+    profiler_group_name::VARCHAR            AS profiler_group_name,  -- group as communication.json keys it (after "@")
+    trace_group_name::VARCHAR               AS trace_group_name      -- group as the trace names it
 FROM joined
 ORDER BY run_name, rank, op_name, transport_type, metric;

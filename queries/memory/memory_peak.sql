@@ -32,11 +32,11 @@ SELECT
     p.rank::INTEGER                   AS rank,                  -- global rank
     p.component::VARCHAR              AS component,             -- memory_record.csv Component (PTA, GE, PTA+GE, APP ...); PyTorch for Kineto [memory] events
     p.device::VARCHAR                 AS device,                -- device as written (NPU:0; Kineto CPU or CUDA:n)
-    p.peak_allocated_bytes::BIGINT    AS peak_allocated_bytes,  -- max Total Allocated, bytes; NULL if the source has none (APP, old Kineto traces)
     p.peak_reserved_bytes::BIGINT     AS peak_reserved_bytes,   -- max Total Reserved, bytes; NULL if the source has none (old Kineto traces)
+    p.peak_allocated_bytes::BIGINT    AS peak_allocated_bytes,  -- max Total Allocated, bytes; NULL if the source has none (APP, old Kineto traces)
     p.peak_active_bytes::BIGINT       AS peak_active_bytes,     -- max Total Active, bytes; NULL if the source has none (Kineto, APP, torch_npu 5.0)
-    p.peak_ts_ns::BIGINT              AS ts_ns,                 -- time of the first sample at the reserved peak, ns since the epoch
-    p.samples::BIGINT                 AS samples                -- number of samples/events of the component
+    p.samples::BIGINT                 AS samples,               -- number of samples/events of the component
+    p.peak_ts_ns::BIGINT              AS ts_ns                  -- time of the first sample at the reserved peak, ns since the epoch
 FROM peaks AS p
 JOIN run AS r
     ON r.run_id = p.run_id

@@ -40,11 +40,11 @@ SELECT
     p.step::INTEGER                   AS step,                  -- step number N of ProfilerStep#N
     p.component::VARCHAR              AS component,             -- memory_record.csv Component; PyTorch for Kineto [memory] events
     p.device::VARCHAR                 AS device,                -- device as written (NPU:0; Kineto CPU or CUDA:n)
-    p.peak_allocated_bytes::BIGINT    AS peak_allocated_bytes,  -- max Total Allocated in the step, bytes; NULL if the source has none
     p.peak_reserved_bytes::BIGINT     AS peak_reserved_bytes,   -- max Total Reserved in the step, bytes; NULL if the source has none
+    p.peak_allocated_bytes::BIGINT    AS peak_allocated_bytes,  -- max Total Allocated in the step, bytes; NULL if the source has none
     p.peak_active_bytes::BIGINT       AS peak_active_bytes,     -- max Total Active in the step, bytes; NULL if the source has none
-    p.peak_ts_ns::BIGINT              AS ts_ns,                 -- time of the first sample at the step's reserved peak, ns
-    p.samples::BIGINT                 AS samples                -- number of samples/events of the component in the step
+    p.samples::BIGINT                 AS samples,               -- number of samples/events of the component in the step
+    p.peak_ts_ns::BIGINT              AS ts_ns                  -- time of the first sample at the step's reserved peak, ns
 FROM peaks AS p
 JOIN run AS r
     ON r.run_id = p.run_id

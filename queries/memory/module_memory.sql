@@ -32,11 +32,11 @@ SELECT
     m.component::VARCHAR            AS component,            -- npu_module_mem.csv Component (APP, HCCL, RUNTIME, GE ...)
     m.device::VARCHAR               AS device,               -- npu_module_mem.csv Device (NPU:0)
     m.peak_reserved_bytes::BIGINT   AS peak_reserved_bytes,  -- max Total Reserved of the module, bytes
-    m.peak_ts_ns::BIGINT            AS peak_ts_ns,           -- time of the first sample at the peak, ns since the epoch
     m.last_reserved_bytes::BIGINT   AS last_reserved_bytes,  -- Total Reserved at the last sample, bytes
+    m.samples::BIGINT               AS samples,              -- number of samples of the module
+    m.peak_ts_ns::BIGINT            AS peak_ts_ns,           -- time of the first sample at the peak, ns since the epoch
     m.first_ts_ns::BIGINT           AS first_ts_ns,          -- first sample time, ns
-    m.last_ts_ns::BIGINT            AS last_ts_ns,           -- last sample time, ns
-    m.samples::BIGINT               AS samples               -- number of samples of the module
+    m.last_ts_ns::BIGINT            AS last_ts_ns            -- last sample time, ns
 FROM modules AS m
 JOIN run AS r
     ON r.run_id = m.run_id

@@ -46,17 +46,17 @@ SELECT
     r.run_name::VARCHAR           AS run_name,         -- run name
     a.rank::INTEGER               AS rank,             -- global rank
     s.step::INTEGER               AS step,             -- step whose ProfilerStep#N host window holds the allocation; NULL if none
-    a.device::VARCHAR             AS device,           -- device as written (NPU:0; Kineto CPU or CUDA:n)
-    a.component::VARCHAR          AS component,        -- GE for cann:: rows, PTA (torch_npu) or MindSpore otherwise; PyTorch for Kineto
     a.op_name::VARCHAR            AS op_name,          -- operator_memory.csv Name; Kineto: innermost cpu_op around the event (NULL if none)
     a.size_bytes::BIGINT          AS size_bytes,       -- allocation size, bytes (negative for CANN rows whose free only was captured)
-    a.alloc_ts_ns::BIGINT         AS alloc_ts_ns,      -- allocation time, ns; NULL when the malloc was before the capture
-    a.release_ts_ns::BIGINT       AS release_ts_ns,    -- release time, ns; NULL when still live at the end of the capture
     a.lifetime_ns::BIGINT         AS lifetime_ns,      -- release - allocation (operator_memory.csv Duration(us)), ns; NULL if still live
     a.allocated_bytes::BIGINT     AS allocated_bytes,  -- allocator Total Allocated right after the allocation, bytes
     a.reserved_bytes::BIGINT      AS reserved_bytes,   -- allocator Total Reserved right after the allocation, bytes
     a.active_bytes::BIGINT        AS active_bytes,     -- allocator Total Active right after the allocation, bytes; NULL if absent
-    a.source::VARCHAR             AS source            -- operator_memory (operator_memory.csv) or kineto ([memory] events)
+    a.component::VARCHAR          AS component,        -- GE for cann:: rows, PTA (torch_npu) or MindSpore otherwise; PyTorch for Kineto
+    a.device::VARCHAR             AS device,           -- device as written (NPU:0; Kineto CPU or CUDA:n)
+    a.source::VARCHAR             AS source,           -- operator_memory (operator_memory.csv) or kineto ([memory] events)
+    a.alloc_ts_ns::BIGINT         AS alloc_ts_ns,      -- allocation time, ns; NULL when the malloc was before the capture
+    a.release_ts_ns::BIGINT       AS release_ts_ns     -- release time, ns; NULL when still live at the end of the capture
 FROM allocations AS a
 JOIN run AS r
     ON r.run_id = a.run_id
