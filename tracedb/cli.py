@@ -350,7 +350,7 @@ def export(
 
     \b
       tracedb export --parquet out/ && cd out && duckdb -c ".read views.sql" -c "FROM op_diff"
-      tracedb export --perfetto rank0.json --run npu_run --rank 0 --step 5
+      tracedb export --perfetto rank0.json --run npu_run --rank 0 --step 50
     """
     if (parquet is None) == (perfetto is None):
         _err("tracedb: error: give exactly one of --parquet DIR (every table) or --perfetto FILE (one rank's "
