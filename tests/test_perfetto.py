@@ -160,3 +160,11 @@ def test_usage_errors(ascend_db, tmp_path):
     res = runner.invoke(app, ["export", "--db", str(ascend_db), "--perfetto", str(tmp_path / "x.json"),
                               "--rank", "0", "--step", "3"])
     assert res.exit_code == 1 and "no step 3" in res.output and not (tmp_path / "x.json").exists()
+
+
+def test_corpus_ascend_rank(tmp_path):
+    """A corpus Ascend rank (msinsight level2, 2448 kernels on stream 2 plus HCCL ops)."""
+    db = tmp_path / "l2.duckdb"
+    ingest_paths(db, corpus_path("msinsight/test/st/level2/rank_0_ascend_pt"), run="l2")
+    doc = export(db, tmp_path / "l2.json")
+    check_rank(db, doc, "l2", 0)
