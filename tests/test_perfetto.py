@@ -108,24 +108,46 @@ def test_ascend_rank(ascend_db, tmp_path):
     assert len(unc) == want > 0
 
 
-def test_overlapping_kernels_move_to_an_overlap_track(ascend_db, tmp_path):
-    """Ascend/pytorch #133: a kernel that starts inside the one before and ends after it."""
+def overlap_db(ascend_db, tmp_path, place) -> tuple:
+    """A copy of the fixture whose first kernels on rank 0 stream 2 are moved by ``place`` (list of
+    (ts, dur) per kernel, from the first kernel's start and the common duration); their ids."""
     db = tmp_path / "overlap.duckdb"
     shutil.copy(ascend_db, db)
     con = duckdb.connect(str(db))
-    (a_id, a_ts, a_dur), (b_id, *_) = con.execute(
-        "SELECT kernel_id, ts_ns, dur_ns FROM kernel WHERE rank = 0 AND stream_id = '2' AND dur_ns > 1000 "
-        "ORDER BY ts_ns LIMIT 2").fetchall()
-    # B now starts in the middle of A and ends 1 µs after A's end
-    con.execute("UPDATE kernel SET ts_ns = ?, dur_ns = ? WHERE rank = 0 AND kernel_id = ?",
-                [a_ts + a_dur // 2, a_dur // 2 + 1000, b_id])
+    ks = con.execute("SELECT kernel_id, ts_ns FROM kernel WHERE rank = 0 AND stream_id = '2' "
+                     "ORDER BY ts_ns LIMIT ?", [len(place)]).fetchall()
+    for (kid, _), (ts, dur) in zip(ks, place):
+        con.execute("UPDATE kernel SET ts_ns = ?, dur_ns = ? WHERE rank = 0 AND kernel_id = ?",
+                    [ks[0][1] + ts, dur, kid])
     con.close()
+    return db, [k[0] for k in ks]
+
+
+def stream2_tracks(db, tmp_path) -> dict:
     doc = export(db, tmp_path / "r0.json", "--run", "npu", "--rank", "0")
-    check_rank(db, doc, "npu", 0)
+    check_rank(db, doc, "npu", 0)   # nested per track, counts per stream, exact ns
     names = thread_names(doc)
-    track = {e["args"]["kernel_id"]: names[(e["pid"], e["tid"])] for e in slices(doc) if e["cat"] == "kernel"}
-    assert track[a_id] == "Stream 2" and track[b_id] == "Stream 2 (overlap 1)"
-    assert list(track.values()).count("Stream 2 (overlap 1)") == 1
+    return {e["args"]["kernel_id"]: names[(e["pid"], e["tid"])] for e in slices(doc) if e["cat"] == "kernel"}
+
+
+def test_overlapping_kernels_move_to_an_overlap_track(ascend_db, tmp_path):
+    """Ascend/pytorch #133: each task starts 100 ns before the one before it ended (a chain):
+    two tracks suffice, every other kernel on the overlap track."""
+    db, ids = overlap_db(ascend_db, tmp_path, [(i * 900, 1000) for i in range(5)])
+    track = stream2_tracks(db, tmp_path)
+    assert [track[i] for i in ids] == ["Stream 2", "Stream 2 (overlap 1)", "Stream 2", "Stream 2 (overlap 1)",
+                                       "Stream 2"]
+    assert list(track.values()).count("Stream 2 (overlap 1)") == 2
+    assert not any("overlap 2" in t for t in track.values())
+
+
+def test_a_long_kernel_over_many(ascend_db, tmp_path):
+    """One 10 µs task over eight 1 µs tasks that follow each other: the long one keeps the stream
+    track, the eight share one overlap track (not eight tracks)."""
+    db, ids = overlap_db(ascend_db, tmp_path, [(0, 10_000)] + [(500 + i * 1000, 1000) for i in range(8)])
+    track = stream2_tracks(db, tmp_path)
+    assert track[ids[0]] == "Stream 2"
+    assert {track[i] for i in ids[1:]} == {"Stream 2 (overlap 1)"}
 
 
 def test_kineto_rank_and_step(kineto_db, tmp_path):

@@ -1,15 +1,15 @@
 """tracedb export --perfetto: one run/rank (optionally one step) as Chrome trace JSON.
 
 The file opens in ui.perfetto.dev and chrome://tracing. DuckDB builds every line of it (string
-building in SQL, written by one COPY); Python only loops over track *lanes*, never over events.
+building in SQL, written by one COPY); Python runs a handful of statements, never a loop over events.
 
 Tracks:
 
 * ``Device <device_id> (rank R)`` process, one thread per stream (``Stream 3``) from ``kernel``.
   Kernels on one stream that overlap (the Ascend trace's own problem, Ascend/pytorch #133) go to
-  extra threads ``Stream 3 (overlap 1)``, ``(overlap 2)`` …: a lane takes every kernel that starts
-  at or after the end of all earlier kernels still without a lane, so no lane holds two slices
-  that overlap (device streams run one task at a time: nothing needs to nest there).
+  extra threads ``Stream 3 (overlap 1)``, ``(overlap 2)`` …, so that no track holds two slices
+  that overlap (device streams run one task at a time: nothing needs to nest there); see
+  ``_MOD_PASS`` for how lanes are chosen.
 * ``Host (rank R)`` process, one thread per host thread, from ``op`` (framework ops nest on
   their thread: ``op.parent_op_id``); empty when ``op`` has no rows.
 * ``tracedb findings (rank R)`` process: ``Steps`` (device window of each step), ``Free time
@@ -148,9 +148,42 @@ SELECT row_number() OVER (ORDER BY pid, track, ts_ns, dur_ns DESC, name) AS id,
 FROM s
 """
 
-# One lane per pass: among the slices of a track still without a lane, those that start at or
-# after the end of every earlier one (by start, longer first) form a sequence without overlap.
-_LANE_PASS = """
+# Lanes: a track's slices that overlap without nesting go to extra lanes, so that no lane holds
+# two overlapping slices (device streams run one task at a time: nothing needs to nest there).
+# Slices are cut into islands (a new island starts at or after the end of every earlier slice).
+# In an island where each slice overlaps at most m-1 of the slices that start after it, slice
+# number i goes to lane i mod m: the slice m places later starts after it ended. That settles the
+# usual case in one statement (Ascend #133: consecutive tasks that overlap by a little: m = 2).
+_MOD_PASS = """
+UPDATE pf_slice SET lane = $base + x.pos % x.m
+FROM (
+    WITH r AS (
+        SELECT id, pid, track, ts_ns, ts_ns + dur_ns AS end_ns,
+               row_number() OVER w AS rn,
+               max(ts_ns + dur_ns) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+        FROM pf_slice WHERE lane IS NULL
+        WINDOW w AS (PARTITION BY pid, track ORDER BY ts_ns, dur_ns DESC, id)
+    ),
+    starts AS (SELECT pid, track, ts_ns, min(rn) - 1 AS n_before FROM r GROUP BY ALL),   -- slices starting before ts_ns
+    total AS (SELECT pid, track, count(*) AS n FROM r GROUP BY ALL),
+    c AS (
+        SELECT r.id, r.pid, r.track, r.rn,
+               greatest(coalesce(s.n_before, t.n) - r.rn, 0) AS later_overlapping,
+               sum(CASE WHEN r.prev_end IS NULL OR r.ts_ns >= r.prev_end THEN 1 ELSE 0 END)
+                   OVER (PARTITION BY r.pid, r.track ORDER BY r.rn) AS island
+        FROM r
+        ASOF LEFT JOIN starts AS s ON s.pid = r.pid AND s.track = r.track AND s.ts_ns >= r.end_ns
+        JOIN total AS t ON t.pid = r.pid AND t.track = r.track
+    )
+    SELECT id, rn - min(rn) OVER i AS pos, 1 + max(later_overlapping) OVER i AS m
+    FROM c WINDOW i AS (PARTITION BY pid, track, island)
+) AS x
+WHERE pf_slice.id = x.id AND x.m <= $max_m
+"""
+
+# Islands with a long slice over many short ones (m large) go through greedy passes instead: a
+# pass takes every slice that starts at or after the end of all earlier slices still without a lane.
+_GREEDY_PASS = """
 UPDATE pf_slice SET lane = $lane
 WHERE id IN (
     SELECT id FROM (
@@ -160,6 +193,33 @@ WHERE id IN (
         FROM pf_slice WHERE lane IS NULL)
     WHERE prev_end IS NULL OR ts_ns >= prev_end)
 """
+
+# lane numbers of a track as 0, 1, 2 … in the order they were made
+_RENUMBER = """
+UPDATE pf_slice SET lane = x.n
+FROM (SELECT id, dense_rank() OVER (PARTITION BY pid, track ORDER BY lane) - 1 AS n FROM pf_slice) AS x
+WHERE pf_slice.id = x.id
+"""
+SMALL_M, GREEDY_PASSES = 4, 8
+
+
+def _assign_lanes(con) -> None:
+    """Give every slice of pf_slice a lane (a few statements per export, none per slice)."""
+    def left() -> int:
+        return con.execute("SELECT count(*) FROM pf_slice WHERE lane IS NULL").fetchone()[0]
+
+    con.execute(_MOD_PASS, {"base": 0, "max_m": SMALL_M})
+    # the islands left are apart in time from those placed: their lanes count from 0 again
+    lane = 0
+    for _ in range(GREEDY_PASSES):
+        if not left():
+            break
+        con.execute(_GREEDY_PASS, {"lane": lane})
+        lane += 1
+    if left():   # still overlapping after the passes: i mod m always fits, with as many lanes as it needs
+        con.execute(_MOD_PASS, {"base": lane, "max_m": 2**62})
+    con.execute(_RENUMBER)
+
 
 _LINES = f"""
 WITH t AS (
@@ -221,10 +281,7 @@ def export_perfetto(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, run
                         ("pf_h0", window[0]), ("pf_h1", window[1]), ("pf_d0", window[2]), ("pf_d1", window[3])):
         con.execute(f"SET VARIABLE {name} = ?", [value])
     con.execute(_SLICES)
-    lane = 0
-    while con.execute("SELECT count(*) FROM pf_slice WHERE lane IS NULL").fetchone()[0]:
-        con.execute(_LANE_PASS, {"lane": lane})
-        lane += 1
+    _assign_lanes(con)
     counts = dict(con.execute("SELECT cat, count(*) FROM pf_slice GROUP BY cat ORDER BY cat").fetchall())
     counts["tracks"] = con.execute("SELECT count(*) FROM (SELECT DISTINCT pid, track, lane FROM pf_slice)"
                                    ).fetchone()[0]
