@@ -182,6 +182,9 @@ def test_usage_errors(ascend_db, tmp_path):
     res = runner.invoke(app, ["export", "--db", str(ascend_db), "--perfetto", str(tmp_path / "x.json"),
                               "--rank", "0", "--step", "3"])
     assert res.exit_code == 1 and "no step 3" in res.output and not (tmp_path / "x.json").exists()
+    res = runner.invoke(app, ["export", "--db", str(ascend_db), "--perfetto", str(tmp_path / "no" / "x.json"),
+                              "--rank", "0"])
+    assert res.exit_code == 1 and f"the folder {tmp_path / 'no'} does not exist" in res.output
 
 
 def test_corpus_ascend_rank(tmp_path):

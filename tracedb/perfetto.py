@@ -272,6 +272,10 @@ def export_perfetto(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, run
     Returns slices written per category plus ``tracks``. The file is written next to ``path``
     and renamed into place, so a failure leaves no half-written file.
     """
+    out = Path(path)
+    if not out.parent.is_dir() or out.is_dir():
+        raise InputError(f"cannot write {out}: " + ("it is a folder." if out.is_dir() else
+                                                    f"the folder {out.parent} does not exist."))
     run_id, run_name, rank = _pick(con, run, rank, step)
     window = (None,) * 4
     if step is not None:
@@ -285,7 +289,6 @@ def export_perfetto(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, run
     counts = dict(con.execute("SELECT cat, count(*) FROM pf_slice GROUP BY cat ORDER BY cat").fetchall())
     counts["tracks"] = con.execute("SELECT count(*) FROM (SELECT DISTINCT pid, track, lane FROM pf_slice)"
                                    ).fetchone()[0]
-    out = Path(path)
     tmp = out.with_name(out.name + ".tmp")
     meta = {"source": "tracedb export --perfetto", "run": run_name, "rank": rank, "step": step}
     con.execute("SET VARIABLE pf_meta = ?", [_json(meta)])
