@@ -193,3 +193,22 @@ def test_corpus_ascend_rank(tmp_path):
     ingest_paths(db, corpus_path("msinsight/test/st/level2/rank_0_ascend_pt"), run="l2")
     doc = export(db, tmp_path / "l2.json")
     check_rank(db, doc, "l2", 0)
+
+
+def test_framework_ops_on_host_thread_tracks(ascend_db, tmp_path):
+    """op rows (filled by the op derive step; empty on the fixture) land on their host thread's
+    track with their exact ns, the child inside its parent."""
+    db = tmp_path / "ops.duckdb"
+    shutil.copy(ascend_db, db)
+    con = duckdb.connect(str(db))
+    t0 = con.execute("SELECT host_start_ns FROM step WHERE rank = 0").fetchone()[0] + 7
+    con.execute("INSERT INTO op (run_id, rank, file_id, op_id, step, tid, ts_ns, dur_ns, name, parent_op_id, depth, "
+                "source) VALUES (1, 0, 1, 1, 50, '4242', ?, 5001, 'aten::linear', NULL, 0, 'trace_view'), "
+                "(1, 0, 1, 2, 50, '4242', ?, 2003, 'aten::addmm', 1, 1, 'trace_view')", [t0, t0 + 1000])
+    con.close()
+    doc = export(db, tmp_path / "r0.json", "--rank", "0")
+    assert_nested_per_track(doc)
+    names = thread_names(doc)
+    ops = sorted((ns(e["ts"]) - t0, ns(e["dur"]), e["name"], names[(e["pid"], e["tid"])])
+                 for e in slices(doc) if e["cat"] == "op")
+    assert ops == [(0, 5001, "aten::linear", "Thread 4242"), (1000, 2003, "aten::addmm", "Thread 4242")]
