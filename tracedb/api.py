@@ -593,6 +593,21 @@ def export(out_dir: str | Path, db: str | Path | None = None, overwrite: bool = 
         con.close()
 
 
+def export_perfetto(path: str | Path, db: str | Path | None = None, *, run: str | None = None,
+                    rank: int | None = None, step: int | None = None) -> dict[str, int]:
+    """Write one run/rank (optionally one step window) as Chrome trace JSON for ui.perfetto.dev;
+    see :mod:`tracedb.perfetto`. Returns slices written per category and the track count."""
+    from .perfetto import export_perfetto as _export_perfetto
+    con = connect(db)
+    try:
+        _require_runs(con, db)
+        return _export_perfetto(con, path, run=run, rank=rank, step=step)
+    except duckdb.Error as e:
+        raise _translate(e, db) from e
+    finally:
+        con.close()
+
+
 # ---- run management: tracedb runs rm / rename / set-role -------------------------------------
 
 @contextmanager

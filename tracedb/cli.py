@@ -433,17 +433,42 @@ def summary(
 
 @command()
 def export(
-    parquet: str = typer.Option(..., "--parquet", help="Folder to write (must be new or empty)."),
+    parquet: Optional[str] = typer.Option(None, "--parquet", help="Folder to write (must be new or empty)."),
+    perfetto: Optional[str] = typer.Option(None, "--perfetto", help="Chrome trace JSON file to write (opens in "
+                                                                    "ui.perfetto.dev): one run/rank/step."),
     db: DbOption = None,
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace the folder's content."),
+    run: Optional[str] = typer.Option(None, "--run", help="--perfetto: run name (needed when there are several)."),
+    rank: Optional[int] = typer.Option(None, "--rank", help="--perfetto: rank (needed when the run has several)."),
+    step: Optional[int] = typer.Option(None, "--step", help="--perfetto: only this step's host and device window."),
 ) -> None:
-    """Export every table as Parquet partitioned by run and rank, plus views.sql for other engines.
+    """Export every table as Parquet partitioned by run and rank, plus views.sql for other engines;
+    or (--perfetto) one rank's timeline as Chrome trace JSON for ui.perfetto.dev.
 
     Run views.sql from the export folder to get the same views in any DuckDB session (the
     tables become views over read_parquet); Spark and Trino can read the same files.
 
-    Example:  tracedb export --parquet out/ && cd out && duckdb -c ".read views.sql" -c "FROM op_diff"
+    The --perfetto file has one track per device stream (kernels; overlapping ones on extra
+    "overlap" tracks), the framework ops per host thread, and tracks with the rows of free_time and
+    uncovered_communication; timestamps keep their integer ns.
+
+    Examples:
+
+    \b
+      tracedb export --parquet out/ && cd out && duckdb -c ".read views.sql" -c "FROM op_diff"
+      tracedb export --perfetto rank0.json --run npu_run --rank 0 --step 50
     """
+    if (parquet is None) == (perfetto is None):
+        _err("tracedb: error: give exactly one of --parquet DIR (every table) or --perfetto FILE (one rank's "
+             "timeline).")
+        raise typer.Exit(2)
+    if perfetto is not None:
+        counts = api.export_perfetto(perfetto, db=db, run=run, rank=rank, step=step)
+        if not _state["quiet"]:
+            tracks = counts.pop("tracks")
+            _err(f"exported {sum(counts.values()):,} slices on {tracks} tracks to {perfetto}: "
+                 + ", ".join(f"{n:,} {c}" for c, n in counts.items()))
+        return
     written = api.export(parquet, db=db, overwrite=overwrite)
     if not _state["quiet"]:
         _err(f"exported {sum(written.values()):,} rows of {len(written)} tables to {parquet}")
