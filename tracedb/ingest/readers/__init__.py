@@ -11,6 +11,7 @@ from typing import Callable, NamedTuple
 
 from . import (communication, hccl_raw, hccl_trace, kernel_details, kineto, memory_csv, msprof_timeline,
                profiler_info, step_trace_raw, step_trace_time, trace_view)
+from . import ascend_db
 from .chrome import SplitReadFailed  # noqa: F401  (re-exported for the ingest loop)
 
 
@@ -35,6 +36,8 @@ READERS: dict[str, Reader] = {
     "step_trace_raw": Reader(step_trace_raw.read, "step_trace_raw_row"),
     "hccl_raw": Reader(hccl_raw.read, "link"),
     "hccl_trace": Reader(hccl_trace.read, "link"),
+    "ascend_db": Reader(ascend_db.read, "kernel"),
+    "analysis_db": Reader(ascend_db.read_analysis, "profiler_step_trace"),
 }
 
 # formats of which a (run, rank) holds several files (one per op execution / timeline slice);
