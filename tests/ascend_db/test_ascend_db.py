@@ -272,6 +272,10 @@ def test_text_and_db_forms_count_the_same_kernels_and_ops(tmp_path):
     db_tree = Counter(rows(db, "SELECT name, depth FROM op"))
     assert sum(db_tree.values()) == len(cpu) == 860
     assert db_tree == text_tree
+    # backward ops: text = the ops on the thread the fwdbwd flows end on
+    bwd_tid = {str(e["tid"]) for e in events if e.get("cat") == "fwdbwd" and e.get("ph") == "f"}
+    assert rows(db, "SELECT count_if(is_backward), count(is_backward) FROM op") == [
+        (sum(1 for *_, tid in cpu if tid in bwd_tid), 860)]
     with open(text_dir / OUT / "kernel_details.csv", encoding="utf-8") as f:
         kd = f.read().splitlines()[1:]
     assert rows(db, "SELECT count(*), count_if(is_communication) FROM kernel") == [

@@ -151,7 +151,8 @@ _READ_SQL = """
 CREATE OR REPLACE TEMP TABLE _adb_op AS
 WITH api AS (
     SELECT CAST(a.globalTid % 4294967296 AS VARCHAR) AS tid, a.startNs AS ts_ns, a.endNs - a.startNs AS dur_ns,
-           coalesce(s.value, '') AS name, a.connectionId AS conn, a.sequenceNumber, a.inputShapes, a.inputDtypes
+           coalesce(s.value, '') AS name, a.connectionId AS conn, a.sequenceNumber, a.inputShapes, a.inputDtypes,
+           a.fwdThreadId
     FROM _adb_PYTORCH_API AS a
     LEFT JOIN _adb_STRING_IDS AS s ON s.id = a.name
     WHERE a.type = coalesce((SELECT min(id) FROM _adb_ENUM_API_TYPE WHERE name = $op_type_name), $op_type_code)
@@ -247,10 +248,15 @@ _INSERT_SQL = """
 INSERT INTO op BY NAME
 SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, o.op_id, o.tid, o.ts_ns, o.dur_ns, o.name,
        o.parent_op_id, o.depth, ish.value AS input_dims, idt.value AS input_types,
-       o.sequenceNumber AS sequence_number, NULL::BOOLEAN AS is_backward, NULL::VARCHAR AS module_path,
+       o.sequenceNumber AS sequence_number,
+       -- the autograd thread: the one whose ops carry a forward thread id (trace_view.json: the
+       -- tid at the end of the fwdbwd flows); NULL when no op carries one
+       CASE WHEN b.tids IS NOT NULL THEN list_contains(b.tids, o.tid) END AS is_backward,
+       NULL::VARCHAR AS module_path,
        (SELECT min(s.step) FROM _adb_steps AS s WHERE o.ts_ns BETWEEN s.start_ns AND s.end_ns) AS step,
        'ascend_db' AS source
 FROM _adb_op_tree AS o
+CROSS JOIN (SELECT list(DISTINCT tid) AS tids FROM _adb_op_tree WHERE fwdThreadId > 0) AS b
 LEFT JOIN _adb_STRING_IDS AS ish ON ish.id = o.inputShapes
 LEFT JOIN _adb_STRING_IDS AS idt ON idt.id = o.inputDtypes
 ORDER BY o.op_id;
