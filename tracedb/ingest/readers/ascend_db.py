@@ -37,6 +37,7 @@ from ..sources.file import SourceFile
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 _PREFIX = "_adb_"
+BATCH_ROWS = 65536          # rows per Arrow batch from the driver (its default, 1024, measured slower)
 
 
 def _q(name: str) -> str:
@@ -68,6 +69,16 @@ def _columns(cur) -> dict[str, dict[str, str]]:
     return out
 
 
+def _int_text(cur, table: str, col: str) -> bool:
+    """Whether every value of a column declared non-INTEGER (PYTORCH_API startNs/endNs are TEXT)
+    is an integer SQLite's own CAST reads exactly: then SQLite casts it and the value crosses as
+    int64 instead of text (a scan in SQLite's C, no string per value on the way)."""
+    q = _q(col)
+    cur.execute(f"SELECT count(*) FROM {_q(table)} WHERE {q} IS NOT NULL AND "
+                f"(typeof({q}) NOT IN ('integer', 'text') OR CAST(CAST({q} AS INTEGER) AS TEXT) <> CAST({q} AS TEXT))")
+    return cur.fetchone()[0] == 0
+
+
 def _load(con: duckdb.DuckDBPyConnection, cur, present: dict[str, dict[str, str]], table: str,
           spec: dict[str, str]) -> None:
     """Copy one SQLite table into the temporary DuckDB table ``_adb_<table>`` with ``spec``'s
@@ -80,17 +91,18 @@ def _load(con: duckdb.DuckDBPyConnection, cur, present: dict[str, dict[str, str]
         defs = ", ".join(f"{_q(c)} {t}" for c, t in spec.items())
         con.execute(f"CREATE OR REPLACE TEMP TABLE {target} ({defs})")
         return
-    native = [c for c in spec if c in cols and cols[c].startswith("INT") and spec[c] == "BIGINT"]
+    native = [c for c in spec if c in cols and spec[c] == "BIGINT" and (cols[c].startswith("INT") or _int_text(cur, table, c))]
     for attempt in (native, []):
         parts = []
         for c in spec:
             if c not in cols:
                 parts.append(f"NULL AS {_q(c)}")
             elif c in attempt:
-                parts.append(_q(c))
+                parts.append(_q(c) if cols[c].startswith("INT") else f"CAST({_q(c)} AS INTEGER) AS {_q(c)}")
             else:
                 parts.append(f"CAST({_q(c)} AS TEXT) AS {_q(c)}")
         try:
+            cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": str(BATCH_ROWS)})
             cur.execute(f"SELECT {', '.join(parts)} FROM {_q(table)}")
             reader = cur.fetch_record_batch()
         except Exception:   # noqa: BLE001 - a value of another type than declared: read as text
@@ -237,11 +249,12 @@ joined AS (
     LEFT JOIN _adb_launcher AS w ON w.conn = k.conn
 )
 SELECT row_number() OVER (ORDER BY j.ts_ns, j.name, j.stream_id, j.dur_ns) AS kernel_id, j.*,
-       -- the step whose host window holds the launch, else the last step started at or before the kernel
-       coalesce((SELECT min(s.step) FROM _adb_steps AS s
-                 WHERE j.launch_ts_ns BETWEEN s.start_ns AND s.end_ns),
-                (SELECT arg_max(s.step, s.start_ns) FROM _adb_steps AS s WHERE s.start_ns <= j.ts_ns)) AS step
-FROM joined AS j;
+       -- the step whose host window holds the launch, else the last step started at or before the
+       -- kernel (ASOF joins: one sorted merge, not a step lookup per kernel)
+       coalesce(CASE WHEN j.launch_ts_ns <= hl.end_ns THEN hl.step END, wk.step) AS step
+FROM joined AS j
+ASOF LEFT JOIN _adb_steps AS hl ON j.launch_ts_ns >= hl.start_ns
+ASOF LEFT JOIN _adb_steps AS wk ON j.ts_ns >= wk.start_ns;
 """
 
 _INSERT_SQL = """
@@ -253,10 +266,11 @@ SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, o.op_id, o.tid, o.
        -- tid at the end of the fwdbwd flows); NULL when no op carries one
        CASE WHEN b.tids IS NOT NULL THEN list_contains(b.tids, o.tid) END AS is_backward,
        NULL::VARCHAR AS module_path,
-       (SELECT min(s.step) FROM _adb_steps AS s WHERE o.ts_ns BETWEEN s.start_ns AND s.end_ns) AS step,
+       CASE WHEN o.ts_ns <= s.end_ns THEN s.step END AS step,
        'ascend_db' AS source
 FROM _adb_op_tree AS o
 CROSS JOIN (SELECT list(DISTINCT tid) AS tids FROM _adb_op_tree WHERE fwdThreadId > 0) AS b
+ASOF LEFT JOIN _adb_steps AS s ON o.ts_ns >= s.start_ns
 LEFT JOIN _adb_STRING_IDS AS ish ON ish.id = o.inputShapes
 LEFT JOIN _adb_STRING_IDS AS idt ON idt.id = o.inputDtypes
 ORDER BY o.op_id;
