@@ -345,3 +345,35 @@ def test_not_sqlite_is_refused_and_nothing_written(tmp_path):
     with pytest.raises(InputError, match="not a torch_npu profiler DB"):
         ingest_paths(db, other)
     assert not db.exists() or rows(db, "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'kernel'") == [(0,)]
+
+
+def test_text_then_db_form_of_a_rank_is_a_second_capture(tmp_path):
+    """A rank ingested from its text files refuses the DB form in a later command (and the
+    reverse); --replace swaps one form for the other, leaving no row of the old one."""
+    text_dir = corpus_dir("msinsight/test/data/pytorch/text/level1/rank0_ascend_pt")
+    pdb = profiler_db(corpus_dir(f"{NEW}/rank0_ascend_pt"))
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, text_dir, run="r")
+    with pytest.raises(InputError, match="another capture"):
+        ingest_paths(db, pdb, run="r")
+    ingest_paths(db, pdb, run="r", replace=True)
+    alone = tmp_path / "alone.duckdb"
+    ingest_paths(alone, pdb, run="r")
+    for sql in ("SELECT source, count(*), sum(dur_ns) FROM kernel GROUP BY ALL ORDER BY 1",
+                "SELECT count(*) FROM event", "SELECT count(*), sum(dur_ns) FROM link",
+                "SELECT kind, count(*) FROM memory GROUP BY ALL ORDER BY 1", "SELECT count(*) FROM op",
+                "SELECT * EXCLUDE (run_name) FROM step_breakdown", "SELECT format FROM source_file WHERE format NOT LIKE 'profiler_%' ORDER BY 1"):
+        assert rows(db, sql) == rows(alone, sql), sql
+    with pytest.raises(InputError, match="another capture"):
+        ingest_paths(alone, text_dir / OUT / "kernel_details.csv", run="r")
+
+
+def test_replacing_a_db_replaces_its_op_step_and_meta_rows(tmp_path):
+    new = profiler_db(corpus_dir(f"{NEW}/rank0_ascend_pt"))
+    old = profiler_db(corpus_dir(f"{OLD}/rank0_ascend_pt"))
+    db, alone = tmp_path / "t.duckdb", tmp_path / "alone.duckdb"
+    ingest_paths(db, new, run="r")
+    ingest_paths(db, old, run="r", replace=True)
+    ingest_paths(alone, old, run="r")
+    for table in ("kernel", "op", "link", "memory", "ascend_db_step", "profiler_db_meta", "step"):
+        assert rows(db, f"SELECT count(*) FROM {table}") == rows(alone, f"SELECT count(*) FROM {table}"), table
