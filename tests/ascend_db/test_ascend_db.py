@@ -204,7 +204,8 @@ def test_op_tree_is_the_stack_walk_of_pytorch_api(rel, tmp_path):
     rank_dir = corpus_dir(rel)
     api = query(profiler_db(rank_dir), "SELECT s.value, CAST(p.startNs AS INTEGER), CAST(p.endNs AS INTEGER), "
                                       "CAST(p.globalTid % 4294967296 AS TEXT) FROM PYTORCH_API p "
-                                      "JOIN STRING_IDS s ON s.id = p.name WHERE p.type = 50001")
+                                      "JOIN STRING_IDS s ON s.id = p.name WHERE p.type = 50001 "
+                                      "AND s.value NOT LIKE 'ProfilerStep#%'")
     tree = _tree(api)
     db = ingest_without_analysis(rank_dir, tmp_path)
     got = rows(db, "SELECT o.name, o.ts_ns, o.ts_ns + o.dur_ns, o.tid, o.depth, p.name, p.ts_ns FROM op o "
@@ -224,7 +225,7 @@ def test_kernel_op_and_launch_follow_the_connection_ids(tmp_path):
                      "JOIN COMPUTE_TASK_INFO USING (globalTaskId) "
                      "JOIN CONNECTION_IDS c ON c.connectionId = t.connectionId "
                      "JOIN PYTORCH_API p ON p.connectionId = c.id AND p.type = 50001 "
-                     "JOIN STRING_IDS s ON s.id = p.name")
+                     "JOIN STRING_IDS s ON s.id = p.name AND s.value NOT LIKE 'ProfilerStep#%'")
     by_task = {}
     for ts, name, start in raw:
         by_task.setdefault(ts, set()).add((name, start))
@@ -267,15 +268,25 @@ def test_text_and_db_forms_count_the_same_kernels_and_ops(tmp_path):
     db = ingest_without_analysis(corpus_dir(f"{NEW}/rank0_ascend_pt"), tmp_path)
     events = json.loads((text_dir / OUT / "trace_view.json").read_text())
     cpu = [(e["name"], int(Decimal(e["ts"]) * 1000), int((Decimal(e["ts"]) + Decimal(e["dur"])) * 1000), str(e["tid"]))
-           for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+           for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op" and not e["name"].startswith("ProfilerStep#")]
     text_tree = Counter((n, d) for n, _, d, _ in _tree(cpu).values())
     db_tree = Counter(rows(db, "SELECT name, depth FROM op"))
-    assert sum(db_tree.values()) == len(cpu) == 860
+    assert sum(db_tree.values()) == len(cpu) == 859     # 860 cpu_op slices, ProfilerStep#50 is the step
     assert db_tree == text_tree
     # backward ops: text = the ops on the thread the fwdbwd flows end on
     bwd_tid = {str(e["tid"]) for e in events if e.get("cat") == "fwdbwd" and e.get("ph") == "f"}
     assert rows(db, "SELECT count_if(is_backward), count(is_backward) FROM op") == [
-        (sum(1 for *_, tid in cpu if tid in bwd_tid), 860)]
+        (sum(1 for *_, tid in cpu if tid in bwd_tid), 859)]
+    # nn.Module python rows (with_stack) name the module of the ops under them
+    convs = rows(db, "SELECT module_path FROM op WHERE name = 'aten::conv2d' ORDER BY ts_ns")
+    modules = [(int(Decimal(e["ts"]) * 1000), int((Decimal(e["ts"]) + Decimal(e["dur"])) * 1000), str(e["tid"]),
+                e["name"][len("nn.Module: "):]) for e in events
+               if e.get("cat") == "python_function" and e.get("name", "").startswith("nn.Module: ")]
+    text_convs = [("/".join(m for ms, me, mt, m in sorted(modules, key=lambda x: (x[0], -x[1]))
+                            if mt == tid and ms <= s < me) or None,)
+                  for n, s, e, tid in sorted(cpu, key=lambda c: c[1]) if n == "aten::conv2d"]
+    assert len(convs) == 5 and convs == text_convs
+    assert convs[0][0] == "DistributedDataParallel_0/AlexNet_0/Sequential_0/Conv2d_0"
     with open(text_dir / OUT / "kernel_details.csv", encoding="utf-8") as f:
         kd = f.read().splitlines()[1:]
     assert rows(db, "SELECT count(*), count_if(is_communication) FROM kernel") == [

@@ -54,6 +54,8 @@ PROFILER_DB_MARKERS = ("TASK", "PYTORCH_API", "STRING_IDS")
 
 # PYTORCH_API.type of framework ops (ENUM_API_TYPE name 'op'; the code when the enum is absent)
 API_TYPE_OP = ("op", 50001)
+# PYTORCH_API.type of python function rows (with_stack; the nn.Module ones give op.module_path)
+API_TYPE_TRACE = ("trace", 50003)
 
 ANALYSIS_DB: dict[str, dict[str, str]] = {
     "StepTraceTime": {"step": T, "computing": D, "communication_not_overlapped": D, "overlapped": D,

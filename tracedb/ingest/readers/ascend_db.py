@@ -31,7 +31,7 @@ from pathlib import Path
 import duckdb
 
 from ...errors import InputError
-from ..fieldmaps.ascend_db import (ANALYSIS_DB, ANALYSIS_DB_MARKERS, API_TYPE_OP, PROFILER_DB,
+from ..fieldmaps.ascend_db import (ANALYSIS_DB, ANALYSIS_DB_MARKERS, API_TYPE_OP, API_TYPE_TRACE, PROFILER_DB,
                                    PROFILER_DB_MARKERS)
 from ..sources.file import SourceFile
 
@@ -159,41 +159,72 @@ def _drop(con, tables) -> None:
 
 
 _READ_SQL = """
--- framework ops: PYTORCH_API rows of type op, numbered by start, then longer first
+-- framework ops: PYTORCH_API rows of type op except the ProfilerStep#N ranges (steps, not ops),
+-- numbered by start, then longer first; nesting per thread as derive/110_op.sql does for trace
+-- events: a sweep over the op boundaries (+1 at a start, -1 at an end; at equal time ends first,
+-- then starts longer first, a zero-length op's end right after its start) gives the depth; the
+-- parent is the last op of the thread at depth - 1 to start before it
 CREATE OR REPLACE TEMP TABLE _adb_op AS
 WITH api AS (
-    SELECT CAST(a.globalTid % 4294967296 AS VARCHAR) AS tid, a.startNs AS ts_ns, a.endNs - a.startNs AS dur_ns,
-           coalesce(s.value, '') AS name, a.connectionId AS conn, a.sequenceNumber, a.inputShapes, a.inputDtypes,
-           a.fwdThreadId
+    SELECT a.globalTid AS gtid, CAST(a.globalTid % 4294967296 AS VARCHAR) AS tid, a.startNs AS ts_ns,
+           a.endNs - a.startNs AS dur_ns, coalesce(s.value, '') AS name, a.connectionId AS conn, a.sequenceNumber,
+           a.inputShapes, a.inputDtypes, a.fwdThreadId
     FROM _adb_PYTORCH_API AS a
     LEFT JOIN _adb_STRING_IDS AS s ON s.id = a.name
     WHERE a.type = coalesce((SELECT min(id) FROM _adb_ENUM_API_TYPE WHERE name = $op_type_name), $op_type_code)
-      AND a.startNs IS NOT NULL AND a.endNs IS NOT NULL
+      AND a.startNs IS NOT NULL AND a.endNs >= a.startNs AND NOT starts_with(coalesce(s.value, ''), 'ProfilerStep#')
 ),
 numbered AS (
     SELECT *, row_number() OVER (ORDER BY ts_ns, dur_ns DESC, tid, name, conn) AS op_id FROM api
 ),
-edges AS (
-    -- +1 at a start, -1 at an end; an end at t sorts before a start at t (siblings), a zero-length
-    -- op's end after its own start
-    SELECT tid, ts_ns AS t, 1 AS kind, op_id, 1 AS delta FROM numbered
-    UNION ALL
-    SELECT tid, ts_ns + dur_ns, CASE WHEN dur_ns > 0 THEN 0 ELSE 2 END, op_id, -1 FROM numbered
-),
-depth AS (
-    SELECT op_id, coalesce(sum(delta) OVER (PARTITION BY tid ORDER BY t, kind, op_id
-                                            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS depth, kind
-    FROM edges
+sweep AS (
+    SELECT op_id, delta, sum(delta) OVER (PARTITION BY gtid ORDER BY t, kind, ord ROWS UNBOUNDED PRECEDING) AS running
+    FROM (SELECT gtid, op_id, ts_ns AS t, 1 AS kind, 2 * op_id AS ord, 1 AS delta FROM numbered
+          UNION ALL
+          SELECT gtid, op_id, ts_ns + dur_ns, CASE WHEN dur_ns > 0 THEN 0 ELSE 1 END,
+                 CASE WHEN dur_ns > 0 THEN 0 ELSE 2 * op_id + 1 END, -1
+          FROM numbered)
 )
-SELECT n.*, greatest(d.depth, 0)::INTEGER AS depth, greatest(d.depth, 0) - 1 AS parent_depth
-FROM numbered AS n JOIN depth AS d ON d.op_id = n.op_id AND d.kind = 1;
+SELECT n.*, (d.running - 1)::INTEGER AS depth, d.running - 2 AS parent_depth
+FROM numbered AS n JOIN sweep AS d ON d.op_id = n.op_id AND d.delta = 1;
 
--- the parent: the last op before it on its thread one level up
 CREATE OR REPLACE TEMP TABLE _adb_op_tree AS
 SELECT o.*, p.op_id AS parent_op_id
 FROM _adb_op AS o
 ASOF LEFT JOIN _adb_op AS p
-    ON p.tid = o.tid AND p.depth = o.parent_depth AND o.op_id > p.op_id;
+    ON p.gtid = o.gtid AND p.depth = o.parent_depth AND o.op_id > p.op_id;
+
+-- module path of each op: the nn.Module python trace rows (type trace, with_stack) of its thread
+-- enclosing its start, outermost first, "nn.Module: " dropped, joined by "/" (derive/110's rule)
+CREATE OR REPLACE TEMP TABLE _adb_op_module AS
+WITH module AS (
+    SELECT a.globalTid AS gtid, a.startNs AS ts_ns, a.endNs AS end_ns,
+           row_number() OVER (ORDER BY a.globalTid, a.startNs, a.endNs DESC) AS mrow,
+           substr(s.value, length('nn.Module: ') + 1) AS module
+    FROM _adb_PYTORCH_API AS a
+    JOIN _adb_STRING_IDS AS s ON s.id = a.name
+    WHERE a.type = coalesce((SELECT min(id) FROM _adb_ENUM_API_TYPE WHERE name = $trace_type_name), $trace_type_code)
+      AND starts_with(s.value, 'nn.Module: ') AND a.endNs > a.startNs
+),
+module_path AS (
+    SELECT m.gtid, m.ts_ns, count(*) - 1 AS depth,
+           string_agg(a.module, '/' ORDER BY a.ts_ns, a.end_ns DESC, a.mrow) AS path
+    FROM module AS m
+    JOIN module AS a ON a.gtid = m.gtid AND a.ts_ns <= m.ts_ns AND a.end_ns >= m.end_ns
+    GROUP BY m.gtid, m.mrow, m.ts_ns
+),
+module_level AS (
+    SELECT gtid, t, sum(delta) OVER (PARTITION BY gtid ORDER BY t ROWS UNBOUNDED PRECEDING) AS running
+    FROM (SELECT gtid, t, sum(delta) AS delta
+          FROM (SELECT gtid, ts_ns AS t, 1 AS delta FROM module UNION ALL SELECT gtid, end_ns, -1 FROM module)
+          GROUP BY ALL)
+)
+SELECT o.op_id, mp.path
+FROM (SELECT ev.op_id, ev.gtid, ev.ts_ns, lv.running
+      FROM (SELECT op_id, gtid, ts_ns FROM _adb_op WHERE EXISTS (FROM module)) AS ev
+      ASOF JOIN module_level AS lv ON lv.gtid = ev.gtid AND ev.ts_ns >= lv.t
+      WHERE lv.running > 0) AS o
+ASOF JOIN module_path AS mp ON mp.gtid = o.gtid AND mp.depth = o.running - 1 AND o.ts_ns >= mp.ts_ns;
 
 -- connection id → the innermost op that launched it
 CREATE OR REPLACE TEMP TABLE _adb_launcher AS
@@ -265,11 +296,12 @@ SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, o.op_id, o.tid, o.
        -- the autograd thread: the one whose ops carry a forward thread id (trace_view.json: the
        -- tid at the end of the fwdbwd flows); NULL when no op carries one
        CASE WHEN b.tids IS NOT NULL THEN list_contains(b.tids, o.tid) END AS is_backward,
-       NULL::VARCHAR AS module_path,
-       CASE WHEN o.ts_ns <= s.end_ns THEN s.step END AS step,
+       m.path AS module_path,
+       CASE WHEN o.ts_ns < s.end_ns THEN s.step END AS step,
        'ascend_db' AS source
 FROM _adb_op_tree AS o
 CROSS JOIN (SELECT list(DISTINCT tid) AS tids FROM _adb_op_tree WHERE fwdThreadId > 0) AS b
+LEFT JOIN _adb_op_module AS m ON m.op_id = o.op_id
 ASOF LEFT JOIN _adb_steps AS s ON o.ts_ns >= s.start_ns
 LEFT JOIN _adb_STRING_IDS AS ish ON ish.id = o.inputShapes
 LEFT JOIN _adb_STRING_IDS AS idt ON idt.id = o.inputDtypes
@@ -292,9 +324,10 @@ FROM (
         SELECT op_id, count(*) AS n, sum(dur_ns) AS ns FROM _adb_kernel WHERE op_id IS NOT NULL GROUP BY op_id
     ),
     cum AS (
-        SELECT o.op_id, o.tid, o.ts_ns, o.ts_ns + o.dur_ns AS end_ns, coalesce(w.n, 0) AS n, coalesce(w.ns, 0) AS ns,
-               sum(coalesce(w.n, 0)) OVER (PARTITION BY o.tid ORDER BY o.op_id) AS cn,
-               sum(coalesce(w.ns, 0)) OVER (PARTITION BY o.tid ORDER BY o.op_id) AS cns
+        SELECT o.op_id, o.gtid AS tid, o.ts_ns, o.ts_ns + o.dur_ns AS end_ns, coalesce(w.n, 0) AS n,
+               coalesce(w.ns, 0) AS ns,
+               sum(coalesce(w.n, 0)) OVER (PARTITION BY o.gtid ORDER BY o.op_id) AS cn,
+               sum(coalesce(w.ns, 0)) OVER (PARTITION BY o.gtid ORDER BY o.op_id) AS cns
         FROM _adb_op_tree AS o LEFT JOIN own AS w ON w.op_id = o.op_id
     ),
     per_ts AS (SELECT tid, ts_ns, max(cn) AS cn, max(cns) AS cns FROM cum GROUP BY tid, ts_ns)
@@ -364,14 +397,15 @@ UNION ALL SELECT $run_id, $rank, $file_id, 'device_id', CAST(deviceId AS VARCHAR
 UNION ALL SELECT $run_id, $rank, $file_id, 'host_name', hostName FROM _adb_HOST_INFO;
 """
 
-_DERIVED = ("op", "op_tree", "launcher", "steps", "kernel")
+_DERIVED = ("op", "op_tree", "op_module", "launcher", "steps", "kernel")
 
 
 def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
     """Read one ascend_pytorch_profiler_{rank}.db; returns the kernel rows written."""
     _load_all(con, f.path, PROFILER_DB, PROFILER_DB_MARKERS, "a torch_npu profiler DB")
     try:
-        _run(con, _READ_SQL, {"op_type_name": API_TYPE_OP[0], "op_type_code": API_TYPE_OP[1]})
+        _run(con, _READ_SQL, {"op_type_name": API_TYPE_OP[0], "op_type_code": API_TYPE_OP[1],
+                              "trace_type_name": API_TYPE_TRACE[0], "trace_type_code": API_TYPE_TRACE[1]})
         _run(con, _INSERT_SQL, {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id})
         return con.execute("SELECT count(*) FROM kernel WHERE file_id = ?", [f.file_id]).fetchone()[0]
     finally:
