@@ -286,6 +286,26 @@ SELECT row_number() OVER (ORDER BY j.ts_ns, j.name, j.stream_id, j.dur_ns) AS ke
 FROM joined AS j
 ASOF LEFT JOIN _adb_steps AS hl ON j.launch_ts_ns >= hl.start_ns
 ASOF LEFT JOIN _adb_steps AS wk ON j.ts_ns >= wk.start_ns;
+
+-- kernel counts and device time per op: its own kernels, and those of its subtree (the ops
+-- after it on its thread that start before it ends)
+CREATE OR REPLACE TEMP TABLE _adb_op_counts AS
+WITH own AS (
+    SELECT op_id, count(*) AS n, sum(dur_ns) AS ns FROM _adb_kernel WHERE op_id IS NOT NULL GROUP BY op_id
+),
+cum AS (
+    SELECT o.op_id, o.gtid AS tid, o.ts_ns, o.ts_ns + o.dur_ns AS end_ns, coalesce(w.n, 0) AS n,
+           coalesce(w.ns, 0) AS ns,
+           sum(coalesce(w.n, 0)) OVER (PARTITION BY o.gtid ORDER BY o.op_id) AS cn,
+           sum(coalesce(w.ns, 0)) OVER (PARTITION BY o.gtid ORDER BY o.op_id) AS cns
+    FROM _adb_op AS o LEFT JOIN own AS w ON w.op_id = o.op_id
+),
+per_ts AS (SELECT tid, ts_ns, max(cn) AS cn, max(cns) AS cns FROM cum GROUP BY tid, ts_ns)
+SELECT c.op_id, c.n AS kernel_count, c.ns AS device_self_ns,
+       greatest(coalesce(p.cn, 0), c.cn) - (c.cn - c.n) AS kernel_total_count,
+       greatest(coalesce(p.cns, 0), c.cns) - (c.cns - c.ns) AS device_total_ns
+FROM cum AS c
+ASOF LEFT JOIN per_ts AS p ON p.tid = c.tid AND c.end_ns > p.ts_ns;
 """
 
 _INSERT_SQL = """
@@ -298,10 +318,12 @@ SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, o.op_id, o.tid, o.
        CASE WHEN b.tids IS NOT NULL THEN list_contains(b.tids, o.tid) END AS is_backward,
        m.path AS module_path,
        CASE WHEN o.ts_ns < s.end_ns THEN s.step END AS step,
+       c.kernel_count, c.kernel_total_count, c.device_self_ns, c.device_total_ns,
        'ascend_db' AS source
 FROM _adb_op_tree AS o
 CROSS JOIN (SELECT list(DISTINCT tid) AS tids FROM _adb_op_tree WHERE fwdThreadId > 0) AS b
 LEFT JOIN _adb_op_module AS m ON m.op_id = o.op_id
+LEFT JOIN _adb_op_counts AS c ON c.op_id = o.op_id
 ASOF LEFT JOIN _adb_steps AS s ON o.ts_ns >= s.start_ns
 LEFT JOIN _adb_STRING_IDS AS ish ON ish.id = o.inputShapes
 LEFT JOIN _adb_STRING_IDS AS idt ON idt.id = o.inputDtypes
@@ -314,30 +336,6 @@ SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, kernel_id, step, n
        launch_dur_ns, 'ascend_db' AS source
 FROM _adb_kernel
 ORDER BY kernel_id;
-
--- kernel counts and device time per op: its own kernels, and those of its subtree (the ops
--- after it on its thread that start before it ends)
-UPDATE op SET kernel_count = a.kernel_count, kernel_total_count = a.kernel_total_count,
-              device_self_ns = a.device_self_ns, device_total_ns = a.device_total_ns
-FROM (
-    WITH own AS (
-        SELECT op_id, count(*) AS n, sum(dur_ns) AS ns FROM _adb_kernel WHERE op_id IS NOT NULL GROUP BY op_id
-    ),
-    cum AS (
-        SELECT o.op_id, o.gtid AS tid, o.ts_ns, o.ts_ns + o.dur_ns AS end_ns, coalesce(w.n, 0) AS n,
-               coalesce(w.ns, 0) AS ns,
-               sum(coalesce(w.n, 0)) OVER (PARTITION BY o.gtid ORDER BY o.op_id) AS cn,
-               sum(coalesce(w.ns, 0)) OVER (PARTITION BY o.gtid ORDER BY o.op_id) AS cns
-        FROM _adb_op_tree AS o LEFT JOIN own AS w ON w.op_id = o.op_id
-    ),
-    per_ts AS (SELECT tid, ts_ns, max(cn) AS cn, max(cns) AS cns FROM cum GROUP BY tid, ts_ns)
-    SELECT c.op_id, c.n AS kernel_count, c.ns AS device_self_ns,
-           greatest(coalesce(p.cn, 0), c.cn) - (c.cn - c.n) AS kernel_total_count,
-           greatest(coalesce(p.cns, 0), c.cns) - (c.cns - c.ns) AS device_total_ns
-    FROM cum AS c
-    ASOF LEFT JOIN per_ts AS p ON p.tid = c.tid AND c.end_ns > p.ts_ns
-) AS a
-WHERE op.file_id = $file_id AND op.op_id = a.op_id;
 
 INSERT INTO link BY NAME
 SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, k.step, g.value AS group_name, ons.value AS op_name,
@@ -364,8 +362,7 @@ INSERT INTO memory BY NAME
 SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, 'record' AS kind, c.value AS component,
        'NPU:' || m.deviceId AS device, m.timestamp AS ts_ns, m.totalAllocated AS allocated_bytes,
        m.totalReserved AS reserved_bytes, m.totalActive AS active_bytes, m.streamPtr AS stream_ptr
-FROM _adb_MEMORY_RECORD AS m LEFT JOIN _adb_STRING_IDS AS c ON c.id = m.component
-ORDER BY m.timestamp;
+FROM _adb_MEMORY_RECORD AS m LEFT JOIN _adb_STRING_IDS AS c ON c.id = m.component;
 
 INSERT INTO memory BY NAME
 SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, 'operator' AS kind,
@@ -377,14 +374,12 @@ SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, 'operator' AS kind
        m.activeReleaseTime AS active_release_ts_ns, m.activeDuration AS active_dur_ns,
        m.releaseTotalAllocated AS release_allocated_bytes, m.releaseTotalReserved AS release_reserved_bytes,
        m.releaseTotalActive AS release_active_bytes
-FROM _adb_OP_MEMORY AS m LEFT JOIN _adb_STRING_IDS AS n ON n.id = m.name
-ORDER BY m.allocationTime;
+FROM _adb_OP_MEMORY AS m LEFT JOIN _adb_STRING_IDS AS n ON n.id = m.name;
 
 INSERT INTO memory BY NAME
 SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, 'module' AS kind, e.name AS component,
        'NPU:' || m.deviceId AS device, m.timestampNs AS ts_ns, m.totalReserved AS reserved_bytes
-FROM _adb_NPU_MODULE_MEM AS m LEFT JOIN _adb_ENUM_MODULE AS e ON e.id = m.moduleId
-ORDER BY m.timestampNs;
+FROM _adb_NPU_MODULE_MEM AS m LEFT JOIN _adb_ENUM_MODULE AS e ON e.id = m.moduleId;
 
 INSERT INTO ascend_db_step
 SELECT $run_id, $rank, $file_id, step, start_ns, end_ns FROM _adb_steps ORDER BY step;
@@ -397,7 +392,7 @@ UNION ALL SELECT $run_id, $rank, $file_id, 'device_id', CAST(deviceId AS VARCHAR
 UNION ALL SELECT $run_id, $rank, $file_id, 'host_name', hostName FROM _adb_HOST_INFO;
 """
 
-_DERIVED = ("op", "op_tree", "op_module", "launcher", "steps", "kernel")
+_DERIVED = ("op", "op_tree", "op_module", "op_counts", "launcher", "steps", "kernel")
 
 
 def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
