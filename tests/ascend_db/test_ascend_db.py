@@ -388,3 +388,20 @@ def test_replacing_a_db_replaces_its_op_step_and_meta_rows(tmp_path):
     ingest_paths(alone, old, run="r")
     for table in ("kernel", "op", "link", "memory", "ascend_db_step", "profiler_db_meta", "step"):
         assert rows(db, f"SELECT count(*) FROM {table}") == rows(alone, f"SELECT count(*) FROM {table}"), table
+
+
+def test_every_view_works_on_a_db_only_ingest(tmp_path):
+    """Both ranks of the 2025 capture from their DBs alone: every public view runs and has rows
+    (op_diff needs a baseline and a comparison run; check_finding finds nothing to report)."""
+    src = corpus_dir(NEW)
+    for d in ("rank0_ascend_pt", "rank1_ascend_pt"):
+        shutil.copytree(src / d, tmp_path / "job" / d, ignore=shutil.ignore_patterns("analysis.db"))
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, tmp_path / "job")
+    views = [n for (n,) in rows(db, "SELECT name FROM tracedb_object WHERE kind = 'view' AND schema_name = 'main'")]
+    assert "step_breakdown" in views and "slow_rank" in views
+    for v in views:
+        n = rows(db, f"SELECT count(*) FROM {v}")[0][0]
+        assert n > 0 or v in ("op_diff", "check_finding", "step_breakdown_check", "comm_op_check"), v
+    assert rows(db, "SELECT count(*) FROM check_finding WHERE severity = 'error'") == [(0,)]
+    assert rows(db, "SELECT count(DISTINCT rank) FROM slow_rank") == [(2,)]
