@@ -405,3 +405,30 @@ def test_every_view_works_on_a_db_only_ingest(tmp_path):
         assert n > 0 or v in ("op_diff", "check_finding", "step_breakdown_check", "comm_op_check"), v
     assert rows(db, "SELECT count(*) FROM check_finding WHERE severity = 'error'") == [(0,)]
     assert rows(db, "SELECT count(DISTINCT rank) FROM slow_rank") == [(2,)]
+
+
+@pytest.mark.parametrize("rel", RANK_DIRS, ids=lambda r: r.split("/")[0] + "/" + r.split("/")[-1])
+def test_comm_matrix_sums_equal_comm_analyzer_matrix_totals(rel, tmp_path):
+    """comm_matrix summed per (op type, link) against CommAnalyzerMatrix's "<type>-total" rows
+    (decimal MB, ms), with tests/comm/test_comm_reference.py's tolerances."""
+    rank_dir = corpus_dir(rel)
+    expected = {(name[:-len("-total")], f"{src}-{dst}"): (size, t, transport)
+                for name, src, dst, transport, size, t in query(
+                    rank_dir / OUT / "analysis.db", "SELECT hccl_op_name, src_rank, dst_rank, transport_type, "
+                    "transit_size, transit_time FROM CommAnalyzerMatrix WHERE hccl_op_name LIKE '%-total'")}
+    assert expected
+    db = ingest_without_analysis(rank_dir, tmp_path)
+    sums: dict = {}
+    for op_type, src, dst, transport, size, t in rows(db, """
+            SELECT op_type, src_rank, dst_rank, transport_type, transit_size_bytes, transit_ns
+            FROM comm_matrix ORDER BY op_start_ns"""):
+        s = sums.setdefault((op_type, f"{src}-{dst}"), [0, 0, None])
+        s[0] += size
+        s[1] += t
+        s[2] = transport
+    assert set(sums) == set(expected)
+    for key, (size_mb, t_ms, transport) in expected.items():
+        size, t, ours = sums[key]
+        assert within(size, Decimal(repr(size_mb)) * 1_000_000, 1, "0.001"), (key, size, size_mb)
+        assert within(t, Decimal(repr(t_ms)) * 1_000_000, 1000, "0.001"), (key, t, t_ms)
+        assert ours == transport, key
