@@ -432,3 +432,15 @@ def test_comm_matrix_sums_equal_comm_analyzer_matrix_totals(rel, tmp_path):
         assert within(size, Decimal(repr(size_mb)) * 1_000_000, 1, "0.001"), (key, size, size_mb)
         assert within(t, Decimal(repr(t_ms)) * 1_000_000, 1000, "0.001"), (key, t, t_ms)
         assert ours == transport, key
+
+
+def test_a_db_file_alone_takes_its_rank_from_its_name(tmp_path):
+    src = profiler_db(corpus_dir(f"{NEW}/rank1_ascend_pt"))
+    alone = tmp_path / "copies" / src.name
+    alone.parent.mkdir()
+    shutil.copy(src, alone)
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, alone)
+    assert rows(db, "SELECT rank, rank_source, device_id FROM rank") == [(1, "file_name", 1)]
+    assert rows(db, "SELECT value FROM profiler_db_meta WHERE name IN ('rank_id', 'device_id') ORDER BY name") == [
+        ("1",), ("1",)]

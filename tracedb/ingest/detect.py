@@ -133,6 +133,8 @@ def ascend_rank(folder: Path) -> RankInput:
     metadata.fill_ascend_rank(unit, folder)
     if unit.rank is None:
         r = rank_from_name(folder.name)
+        if r is None and "ascend_db" in unit.files:
+            r = db_rank(unit.files["ascend_db"])
         if r is not None:
             unit.rank, unit.rank_source = r, "file_name"
     if not unit.files:
@@ -140,6 +142,12 @@ def ascend_rank(folder: Path) -> RankInput:
                          "step_trace_time.csv or ascend_pytorch_profiler_{rank}.db.", file=str(folder),
                          hint="point tracedb at a *_ascend_pt / *_ascend_ms folder written by the profiler.")
     return unit
+
+
+def db_rank(path: Path) -> int | None:
+    """The rank in ascend_pytorch_profiler_{rank}.db (torch_npu names the file after it)."""
+    m = ASCEND_DB.match(path.name)
+    return int(m.group(1)) if m and m.group(1) else None
 
 
 def _add_db_files(unit: RankInput, out: Path) -> None:
@@ -227,6 +235,8 @@ def _classify_file(path: Path) -> RankInput:
         metadata.fill_ascend_rank(unit, rank_dir)
     if unit.rank is None:
         r = rank_from_name((rank_dir or parent).name)
+        if r is None and fmt == "ascend_db":
+            r = db_rank(path)
         if r is not None:
             unit.rank, unit.rank_source = r, "file_name"
     return unit
