@@ -444,3 +444,19 @@ def test_a_db_file_alone_takes_its_rank_from_its_name(tmp_path):
     assert rows(db, "SELECT rank, rank_source, device_id FROM rank") == [(1, "file_name", 1)]
     assert rows(db, "SELECT value FROM profiler_db_meta WHERE name IN ('rank_id', 'device_id') ORDER BY name") == [
         ("1",), ("1",)]
+
+
+def test_a_time_that_is_not_an_integer_is_refused_with_table_column_and_row(tmp_path):
+    rank = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(corpus_dir(f"{NEW}/rank0_ascend_pt"), rank, ignore=shutil.ignore_patterns("analysis.db"))
+    pdb = profiler_db(rank)
+    con = sqlite3.connect(pdb)
+    con.execute("UPDATE TASK SET startNs = 'n/a' WHERE rowid = 7")
+    con.commit()
+    con.close()
+    db = tmp_path / "t.duckdb"
+    with pytest.raises(InputError) as e:
+        ingest_paths(db, rank)
+    msg = str(e.value)
+    assert "TASK.startNs" in msg and "rowid 7" in msg and pdb.name in msg
+    assert not db.exists() or rows(db, "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'kernel'") == [(0,)]

@@ -69,61 +69,65 @@ def _columns(cur) -> dict[str, dict[str, str]]:
     return out
 
 
-def _int_text(cur, table: str, col: str) -> bool:
-    """Whether every value of a column declared non-INTEGER (PYTORCH_API startNs/endNs are TEXT)
-    is an integer SQLite's own CAST reads exactly: then SQLite casts it and the value crosses as
-    int64 instead of text (a scan in SQLite's C, no string per value on the way)."""
-    q = _q(col)
-    cur.execute(f"SELECT count(*) FROM {_q(table)} WHERE {q} IS NOT NULL AND "
-                f"(typeof({q}) NOT IN ('integer', 'text') OR CAST(CAST({q} AS INTEGER) AS TEXT) <> CAST({q} AS TEXT))")
-    return cur.fetchone()[0] == 0
+def _is_int(q: str) -> str:
+    """SQLite: the value is NULL, an integer, or text SQLite's own CAST reads back unchanged as an
+    integer (torch_npu writes PYTORCH_API startNs/endNs into TEXT columns)."""
+    return (f"({q} IS NULL OR typeof({q}) = 'integer' OR "
+            f"(typeof({q}) = 'text' AND CAST(CAST({q} AS INTEGER) AS TEXT) = {q}))")
 
 
-def _load(con: duckdb.DuckDBPyConnection, cur, present: dict[str, dict[str, str]], table: str,
+def _check_integers(cur, path: Path, table: str, cols: list[str]) -> None:
+    """Refuse a file whose integer columns (ids, integer ns, bytes) hold anything but integers: a
+    REAL cannot hold a ns timestamp exactly, and the Arrow batches need one type per column. One
+    scan in SQLite; the message names the table, column and row."""
+    if not cols:
+        return
+    cur.execute(f"SELECT {', '.join(f'sum(CASE WHEN {_is_int(_q(c))} THEN 0 ELSE 1 END)' for c in cols)} "
+                f"FROM {_q(table)}")
+    counts = cur.fetchone()
+    for c, n in zip(cols, counts):
+        if n:
+            cur.execute(f"SELECT rowid, CAST({_q(c)} AS TEXT) FROM {_q(table)} WHERE NOT {_is_int(_q(c))} LIMIT 1")
+            rowid, value = cur.fetchone()
+            raise InputError(f"{table}.{c} holds a value that is not an integer ({value!r}; {n} such rows).",
+                             file=str(path), place=f"table {table}, rowid {rowid}",
+                             hint="the file may be damaged; re-export it from the profiler.")
+
+
+def _load(con: duckdb.DuckDBPyConnection, cur, path: Path, present: dict[str, dict[str, str]], table: str,
           spec: dict[str, str]) -> None:
     """Copy one SQLite table into the temporary DuckDB table ``_adb_<table>`` with ``spec``'s
-    columns and types: absent columns are NULL, an absent table is empty. INTEGER columns arrive
-    as int64; other declared types (TEXT time columns, NUMERIC, REAL) as text, converted
-    exactly by DuckDB (a REAL prints with 15 significant digits, all it holds)."""
+    columns and types: absent columns are NULL, an absent table is empty. Integer columns cross
+    as int64 (checked first: :func:`_check_integers`; integer text cast by SQLite); the others
+    as text, converted by DuckDB (analysis.db's REAL prints with 15 significant digits, all it
+    holds, and is parsed as DECIMAL)."""
     target = _q(_PREFIX + table)
     cols = present.get(table)
     if cols is None:
         defs = ", ".join(f"{_q(c)} {t}" for c, t in spec.items())
         con.execute(f"CREATE OR REPLACE TEMP TABLE {target} ({defs})")
         return
-    native = [c for c in spec if c in cols and spec[c] == "BIGINT" and (cols[c].startswith("INT") or _int_text(cur, table, c))]
-    for attempt in (native, []):
-        parts = []
-        for c in spec:
-            if c not in cols:
-                parts.append(f"NULL AS {_q(c)}")
-            elif c in attempt:
-                parts.append(_q(c) if cols[c].startswith("INT") else f"CAST({_q(c)} AS INTEGER) AS {_q(c)}")
-            else:
-                parts.append(f"CAST({_q(c)} AS TEXT) AS {_q(c)}")
-        try:
-            cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": str(BATCH_ROWS)})
-            cur.execute(f"SELECT {', '.join(parts)} FROM {_q(table)}")
-            reader = cur.fetch_record_batch()
-        except Exception:   # noqa: BLE001 - a value of another type than declared: read as text
-            if attempt:
-                continue
-            raise
-        casts = []
-        for c, t in spec.items():
-            if c in attempt:
-                casts.append(_q(c))
-            elif t == "BIGINT":
-                # integer text ('1736410576395167660', '12.0'), exact through DECIMAL
-                casts.append(f"CAST(round(CAST(CAST({_q(c)} AS VARCHAR) AS DECIMAL(38,9))) AS BIGINT) AS {_q(c)}")
-            else:
-                casts.append(f"CAST(CAST({_q(c)} AS VARCHAR) AS {t}) AS {_q(c)}")
-        con.register("_adb_arrow", reader)
-        try:
-            con.execute(f"CREATE OR REPLACE TEMP TABLE {target} AS SELECT {', '.join(casts)} FROM _adb_arrow")
-        finally:
-            con.unregister("_adb_arrow")
-        return
+    ints = [c for c in spec if c in cols and spec[c] == "BIGINT"]
+    _check_integers(cur, path, table, ints)
+    parts, casts = [], []
+    for c, t in spec.items():
+        if c not in cols:
+            parts.append(f"NULL AS {_q(c)}")
+            casts.append(f"CAST({_q(c)} AS {t}) AS {_q(c)}")
+        elif c in ints:
+            parts.append(f"CAST({_q(c)} AS INTEGER) AS {_q(c)}")
+            casts.append(_q(c))
+        else:
+            parts.append(f"CAST({_q(c)} AS TEXT) AS {_q(c)}")
+            casts.append(f"CAST({_q(c)} AS {t}) AS {_q(c)}")
+    cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": str(BATCH_ROWS)})
+    cur.execute(f"SELECT {', '.join(parts)} FROM {_q(table)}")
+    reader = cur.fetch_record_batch()
+    con.register("_adb_arrow", reader)
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {target} AS SELECT {', '.join(casts)} FROM _adb_arrow")
+    finally:
+        con.unregister("_adb_arrow")
 
 
 def _load_all(con, path: Path, tables: dict[str, dict[str, str]], markers: tuple[str, ...], what: str) -> None:
@@ -138,7 +142,7 @@ def _load_all(con, path: Path, tables: dict[str, dict[str, str]], markers: tuple
             raise InputError(f"not {what}: none of the tables {', '.join(markers)}.", file=str(path),
                              hint="tracedb reads torch_npu's ascend_pytorch_profiler_{rank}.db and analysis.db.")
         for table, spec in tables.items():
-            _load(con, cur, present, table, spec)
+            _load(con, cur, path, present, table, spec)
         cur.close()
     finally:
         conn.close()
