@@ -460,3 +460,25 @@ def test_a_time_that_is_not_an_integer_is_refused_with_table_column_and_row(tmp_
     msg = str(e.value)
     assert "TASK.startNs" in msg and "rowid 7" in msg and pdb.name in msg
     assert not db.exists() or rows(db, "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'kernel'") == [(0,)]
+
+
+def test_text_columns_null_in_a_whole_first_batch(tmp_path, monkeypatch):
+    """The driver types a column from its first Arrow batch; a text column whose first batch is all
+    NULL must still read its later strings (batches of 4 rows here)."""
+    from tracedb.ingest.readers import ascend_db
+    monkeypatch.setattr(ascend_db, "BATCH_ROWS", 4)
+    rank = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(corpus_dir(f"{NEW}/rank0_ascend_pt"), rank, ignore=shutil.ignore_patterns("analysis.db"))
+    pdb = profiler_db(rank)
+    con = sqlite3.connect(pdb)
+    con.execute("UPDATE MEMORY_RECORD SET streamPtr = NULL WHERE rowid <= 10")
+    con.execute("UPDATE META_DATA SET value = NULL WHERE rowid <= 4")
+    con.commit()
+    expected = con.execute("SELECT count(streamPtr), count(*) FROM MEMORY_RECORD").fetchone()
+    con.close()
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, rank)
+    assert rows(db, "SELECT count(stream_ptr), count(*) FROM memory WHERE kind = 'record'") == [expected]
+    assert rows(db, "SELECT count(*) FROM kernel") == [(191,)]
+    assert rows(db, "SELECT value FROM profiler_db_meta WHERE name = 'SCHEMA_VERSION'") == [(None,)]
+    assert rows(db, "SELECT count(*) FROM profiler_db_meta WHERE name = 'ENV_VARIABLES' AND value LIKE '{%'") == [(1,)]

@@ -118,8 +118,10 @@ def _load(con: duckdb.DuckDBPyConnection, cur, path: Path, present: dict[str, di
             parts.append(f"CAST({_q(c)} AS INTEGER) AS {_q(c)}")
             casts.append(_q(c))
         else:
-            parts.append(f"CAST({_q(c)} AS TEXT) AS {_q(c)}")
-            casts.append(f"CAST({_q(c)} AS {t}) AS {_q(c)}")
+            # the driver types a column from its first batch: an all-NULL batch makes it int64 and
+            # a later string fails, so text crosses as '' (NULL) or 's' + the value
+            parts.append(f"coalesce('s' || CAST({_q(c)} AS TEXT), '') AS {_q(c)}")
+            casts.append(f"CAST(CASE WHEN {_q(c)} <> '' THEN substr({_q(c)}, 2) END AS {t}) AS {_q(c)}")
     cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": str(BATCH_ROWS)})
     cur.execute(f"SELECT {', '.join(parts)} FROM {_q(table)}")
     reader = cur.fetch_record_batch()
