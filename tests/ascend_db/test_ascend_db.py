@@ -482,3 +482,19 @@ def test_text_columns_null_in_a_whole_first_batch(tmp_path, monkeypatch):
     assert rows(db, "SELECT count(*) FROM kernel") == [(191,)]
     assert rows(db, "SELECT value FROM profiler_db_meta WHERE name = 'SCHEMA_VERSION'") == [(None,)]
     assert rows(db, "SELECT count(*) FROM profiler_db_meta WHERE name = 'ENV_VARIABLES' AND value LIKE '{%'") == [(1,)]
+
+
+@pytest.mark.parametrize("rowid", [1, 9])
+def test_a_real_among_integers_is_refused_not_rounded(tmp_path, rowid):
+    """A REAL in an INTEGER column (first row: the driver would type the column double; later:
+    its type check) is refused with its place, never rounded into the int64 column."""
+    rank = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(corpus_dir(f"{NEW}/rank0_ascend_pt"), rank, ignore=shutil.ignore_patterns("analysis.db"))
+    pdb = profiler_db(rank)
+    con = sqlite3.connect(pdb)
+    con.execute(f"UPDATE COMMUNICATION_TASK_INFO SET size = 2.5 WHERE rowid = {rowid}")
+    con.commit()
+    con.close()
+    with pytest.raises(InputError) as e:
+        ingest_paths(tmp_path / "t.duckdb", rank)
+    assert "COMMUNICATION_TASK_INFO.size" in str(e.value) and f"rowid {rowid}" in str(e.value)

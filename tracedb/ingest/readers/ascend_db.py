@@ -29,6 +29,7 @@ import re
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from ...errors import InputError
 from ..fieldmaps.ascend_db import (ANALYSIS_DB, ANALYSIS_DB_MARKERS, API_TYPE_OP, API_TYPE_TRACE, PROFILER_DB,
@@ -98,9 +99,10 @@ def _load(con: duckdb.DuckDBPyConnection, cur, path: Path, present: dict[str, di
           spec: dict[str, str]) -> None:
     """Copy one SQLite table into the temporary DuckDB table ``_adb_<table>`` with ``spec``'s
     columns and types: absent columns are NULL, an absent table is empty. Integer columns cross
-    as int64 (checked first: :func:`_check_integers`; integer text cast by SQLite); the others
-    as text, converted by DuckDB (analysis.db's REAL prints with 15 significant digits, all it
-    holds, and is parsed as DECIMAL)."""
+    as int64: INTEGER-declared ones as stored (the driver refuses a value of another type: then
+    :func:`_check_integers` names it), integer text (PYTORCH_API's TEXT times) cast by SQLite
+    after :func:`_check_integers`; the others as text, converted by DuckDB (analysis.db's REAL
+    prints with 15 significant digits, all it holds, and is parsed as DECIMAL)."""
     target = _q(_PREFIX + table)
     cols = present.get(table)
     if cols is None:
@@ -108,15 +110,15 @@ def _load(con: duckdb.DuckDBPyConnection, cur, path: Path, present: dict[str, di
         con.execute(f"CREATE OR REPLACE TEMP TABLE {target} ({defs})")
         return
     ints = [c for c in spec if c in cols and spec[c] == "BIGINT"]
-    _check_integers(cur, path, table, ints)
+    _check_integers(cur, path, table, [c for c in ints if not cols[c].startswith("INT")])
     parts, casts = [], []
     for c, t in spec.items():
         if c not in cols:
             parts.append(f"NULL AS {_q(c)}")
             casts.append(f"CAST({_q(c)} AS {t}) AS {_q(c)}")
         elif c in ints:
-            parts.append(f"CAST({_q(c)} AS INTEGER) AS {_q(c)}")
-            casts.append(_q(c))
+            parts.append(_q(c) if cols[c].startswith("INT") else f"CAST({_q(c)} AS INTEGER) AS {_q(c)}")
+            casts.append(f"CAST({_q(c)} AS BIGINT) AS {_q(c)}")
         else:
             # the driver types a column from its first batch: an all-NULL batch makes it int64 and
             # a later string fails, so text crosses as '' (NULL) or 's' + the value
@@ -125,11 +127,22 @@ def _load(con: duckdb.DuckDBPyConnection, cur, path: Path, present: dict[str, di
     cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": str(BATCH_ROWS)})
     cur.execute(f"SELECT {', '.join(parts)} FROM {_q(table)}")
     reader = cur.fetch_record_batch()
+    if any(f.name in ints and not pa.types.is_integer(f.type) and not pa.types.is_null(f.type)
+           for f in reader.schema):
+        _check_integers(cur, path, table, ints)   # a REAL among the integers: refused, named
     con.register("_adb_arrow", reader)
     try:
         con.execute(f"CREATE OR REPLACE TEMP TABLE {target} AS SELECT {', '.join(casts)} FROM _adb_arrow")
+    except duckdb.Error:
+        # a value of another type than its column's (the driver's type check, or the cast):
+        # name it; the transaction is aborted either way
+        _check_integers(cur, path, table, ints)
+        raise
     finally:
-        con.unregister("_adb_arrow")
+        try:
+            con.unregister("_adb_arrow")
+        except duckdb.Error:
+            pass
 
 
 def _load_all(con, path: Path, tables: dict[str, dict[str, str]], markers: tuple[str, ...], what: str) -> None:
@@ -160,8 +173,13 @@ def _run(con, sql: str, params: dict) -> None:
 
 
 def _drop(con, tables) -> None:
-    for table in tables:
-        con.execute(f"DROP TABLE IF EXISTS {_q(_PREFIX + table)}")
+    """Drop the temporary tables; after a failed statement the transaction is aborted (the
+    ingest rolls it back): leave them, and the original error, alone."""
+    try:
+        for table in tables:
+            con.execute(f"DROP TABLE IF EXISTS {_q(_PREFIX + table)}")
+    except duckdb.Error:
+        pass
 
 
 _READ_SQL = """
