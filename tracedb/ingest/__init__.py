@@ -29,7 +29,7 @@ from .sources.errors import translate_read_error
 from .sources.file import SourceFile
 
 # files whose reading is worth a progress line with size and speed
-_TIMED = ("trace_view", "kineto", "kernel_details", "nsys", "mindspore_timeline")
+_TIMED = ("trace_view", "kineto", "kernel_details", "nsys", "mindspore_timeline", "ascend_db")
 
 
 @dataclass

@@ -19,13 +19,13 @@ from typing import Callable
 import duckdb
 
 from ..errors import InputError
-from .detect import RankInput
+from .detect import TEXT_FORMS, RankInput
 from .metadata import fill_kineto_rank
 from .readers import MULTI_FILE_FORMATS
 
 # every table with rows of an input file (file_id); the rows of a dropped file go from all
-FILE_TABLES = ("event", "kernel", "kernel_details_raw", "step_trace_raw_row", "link", "memory",
-               "profiler_step_trace", "profiler_comm_op", "profiler_comm_bandwidth", "profiler_comm_matrix")
+# the DB and the text form of an Ascend capture are two forms of one capture: a rank holds one
+DB_FORMS = ("ascend_db", "analysis_db")
 ROLES = ("baseline", "comparison")
 
 
@@ -182,10 +182,12 @@ class Catalog:
             SELECT file_id, path FROM source_file
             WHERE run_id = $run_id AND rank = $rank
               AND CASE WHEN list_contains($multi, $fmt) THEN format = $fmt AND path = $path
-                       ELSE format = $fmt OR ((format = 'kineto') <> ($fmt = 'kineto')) END
+                       ELSE format = $fmt OR ((format = 'kineto') <> ($fmt = 'kineto'))
+                            OR (list_contains($db, format) AND list_contains($text, $fmt))
+                            OR (list_contains($text, format) AND list_contains($db, $fmt)) END
             ORDER BY file_id
         """, {"run_id": run_id, "rank": rank, "fmt": fmt, "path": str(path.resolve()),
-              "multi": list(MULTI_FILE_FORMATS)}).fetchall()
+              "multi": list(MULTI_FILE_FORMATS), "db": list(DB_FORMS), "text": list(TEXT_FORMS)}).fetchall()
         if not old:
             return
         if not self.replace:
@@ -201,8 +203,13 @@ class Catalog:
             self.dropped_ranks.add((run_id, rank))
 
     def drop_file(self, file_id: int) -> None:
-        for table in FILE_TABLES:
-            self.con.execute(f"DELETE FROM {table} WHERE file_id = ?", [file_id])
+        # every table holding rows of an input file has a file_id column (source_file aside)
+        tables = [t for (t,) in self.con.execute(
+            "SELECT table_name FROM duckdb_columns() WHERE database_name = current_database() "
+            "AND schema_name = 'main' AND column_name = 'file_id' AND table_name <> 'source_file' "
+            "ORDER BY table_name").fetchall()]
+        for table in tables:
+            self.con.execute(f'DELETE FROM "{table}" WHERE file_id = ?', [file_id])
         self.con.execute("DELETE FROM source_file WHERE file_id = ?", [file_id])
 
     def record(self, claim: Claim, run_id: int, rank: int, fmt: str, path: Path, rows: int) -> None:

@@ -28,6 +28,12 @@ ASCEND_FILES = {
     "npu_module_mem.csv": "npu_module_mem",
 }
 STEP_TRACE_RAW = re.compile(r"^step_trace_raw_(\d+)_detail_time\.csv$", re.I)
+# torch_npu export_type=db: the profiler DB and its analysis.db (same folder)
+ASCEND_DB = re.compile(r"^ascend_pytorch_profiler(?:_(\d+))?\.db$", re.I)
+ANALYSIS_DB = "analysis.db"
+# a rank folder holding the DB form reads only it (and analysis.db): the text files are the same capture
+TEXT_FORMS = ("trace_view", "kernel_details", "step_trace_time", "communication", "communication_matrix",
+              "memory_record", "operator_memory", "npu_module_mem")
 HCCL_RAW = re.compile(r"^hccl_raw_(\d+)\.csv$", re.I)
 HCCL_INFO = re.compile(r"^hccl_info(?:_(\d+))?$", re.I)
 # MindSpore flat-folder files with the rank in the name: format, pattern (group 1 = rank);
@@ -150,16 +156,50 @@ def ascend_rank(folder: Path) -> RankInput:
     for name, fmt in ASCEND_FILES.items():
         if (out / name).is_file():
             unit.files[fmt] = out / name
+    _add_db_files(unit, out)
     metadata.fill_ascend_rank(unit, folder)
     if unit.rank is None:
         r = rank_from_name(folder.name)
+        if r is None and "ascend_db" in unit.files:
+            r = db_rank(unit.files["ascend_db"])
         if r is not None:
             unit.rank, unit.rank_source = r, "file_name"
     if not unit.files:
-        raise InputError(f"rank folder has no {OUTPUT_DIR}/trace_view.json, kernel_details.csv or "
-                         "step_trace_time.csv.", file=str(folder),
+        raise InputError(f"rank folder has no {OUTPUT_DIR}/trace_view.json, kernel_details.csv, "
+                         "step_trace_time.csv or ascend_pytorch_profiler_{rank}.db.", file=str(folder),
                          hint="point tracedb at a *_ascend_pt / *_ascend_ms folder written by the profiler.")
     return unit
+
+
+def db_rank(path: Path) -> int | None:
+    """The rank in ascend_pytorch_profiler_{rank}.db (torch_npu names the file after it)."""
+    m = ASCEND_DB.match(path.name)
+    return int(m.group(1)) if m and m.group(1) else None
+
+
+def _add_db_files(unit: RankInput, out: Path) -> None:
+    """The DB form of the capture in ``out`` (ascend_pytorch_profiler_{rank}.db, analysis.db): when
+    present it is read instead of the text files (one capture is read once; see README)."""
+    dbs = sorted(c for c in out.glob("*.db") if ASCEND_DB.match(c.name)) if out.is_dir() else []
+    if not dbs:
+        return
+    for fmt in TEXT_FORMS:
+        unit.files.pop(fmt, None)
+    unit.files["ascend_db"] = dbs[0]
+    if (out / ANALYSIS_DB).is_file():
+        unit.files["analysis_db"] = out / ANALYSIS_DB
+
+
+def msprof_analyze_output(path: Path) -> None:
+    """msprof-analyze's own output (cluster_analysis_output/, cluster_analysis.db) is refused
+    with what to ingest instead."""
+    name = path.name.lower()
+    inside = any(p.name.lower() == "cluster_analysis_output" for p in [path, *path.parents])
+    if name == "cluster_analysis.db" or inside:
+        raise InputError("this is msprof-analyze's cluster analysis output (derived from the profiler data), "
+                         "not profiler data.", file=str(path),
+                         hint="ingest the folder msprof-analyze read instead: the *_ascend_pt / *_ascend_ms "
+                              "rank folders (their ASCEND_PROFILER_OUTPUT).")
 
 
 def kineto_rank(path: Path) -> RankInput:
@@ -186,6 +226,10 @@ def _classify_file(path: Path) -> RankInput:
     parent = path.parent
     rank_dir = parent.parent if parent.name == OUTPUT_DIR else None
     fmt = ASCEND_FILES.get(name)
+    if ASCEND_DB.match(name):
+        fmt = "ascend_db"
+    elif name.lower() == ANALYSIS_DB:
+        fmt = "analysis_db"
     if fmt is None and name.lower().endswith(".csv") and name.lower().startswith("kernel_details"):
         fmt = "kernel_details"
     if fmt is None and name.lower().endswith(".json") and name.lower().startswith("communication_matrix"):
@@ -234,7 +278,7 @@ def _classify_file(path: Path) -> RankInput:
     if fmt is None:
         raise InputError("unrecognised file: expected trace_view.json, kernel_details.csv, "
                          "step_trace_time.csv, communication(_matrix).json, memory_record.csv, operator_memory.csv, "
-                         "npu_module_mem.csv, MindSpore step_trace_raw_*_detail_time.csv / hccl_raw_*.csv / *.trace, "
+                         "npu_module_mem.csv, ascend_pytorch_profiler_{rank}.db, analysis.db, MindSpore step_trace_raw_*_detail_time.csv / hccl_raw_*.csv / *.trace, "
                          "a Kineto *.pt.trace.json(.gz), an Nsight Systems *.sqlite export, "
                          "or a folder of them.",
                          file=str(path))
@@ -243,6 +287,8 @@ def _classify_file(path: Path) -> RankInput:
         metadata.fill_ascend_rank(unit, rank_dir)
     if unit.rank is None:
         r = rank_from_name((rank_dir or parent).name)
+        if r is None and fmt == "ascend_db":
+            r = db_rank(path)
         if r is not None:
             unit.rank, unit.rank_source = r, "file_name"
     return unit
@@ -275,6 +321,7 @@ def detect(path: Path) -> RunInput:
     path = Path(path)
     if not path.exists():
         raise InputError("no such file or folder.", file=str(path))
+    msprof_analyze_output(path.resolve())
     folder = _run_folder(path)
     name = folder.name
     if path.is_file():
