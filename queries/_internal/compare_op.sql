@@ -4,7 +4,7 @@
 -- Source:    op (the op tree), op_name_map (op_key = the mapped name), compare_step.
 -- Reference: msprof-analyze compare: top layer = children of ProfilerStep#N plus root ops outside
 --            steps (all steps, or only --base_step / --comparison_step, then no roots outside steps).
--- Units:     *_ns integer nanoseconds.
+-- Units:     *_ns integer nanoseconds; *_count kernels.
 CREATE OR REPLACE VIEW tracedb_internal.compare_op AS
 SELECT
     o.run_id::INTEGER                                AS run_id,             -- run

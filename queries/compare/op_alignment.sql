@@ -2,7 +2,7 @@
 -- Grain:     one row per op_match row of the pair; runs chosen by run.role; ordered by order_id.
 -- Source:    op_alignment_between(baseline, comparison) over op_match (written by tracedb compare) and op.
 -- Reference: msprof-analyze compare OperatorCompare.
--- Units:     *_ns integer nanoseconds; ratio plain ratio.
+-- Units:     *_ns integer nanoseconds; *_count kernels; *_ratio plain ratio.
 CREATE OR REPLACE VIEW op_alignment AS
 SELECT
     baseline_run,
@@ -23,7 +23,7 @@ SELECT
     comparison_kernel_count,
     comparison_device_ns,
     diff_ns,
-    ratio,
+    device_ratio,
     match_key
 FROM op_alignment_between(
     (SELECT min(run_name) FROM run WHERE role = 'baseline'),

@@ -8,7 +8,7 @@
 -- Reference: msprof-analyze compare OperatorCompare (Order Id, Operator Name, Input Shape, Input
 --            Type, Device Duration per side, Diff Duration = comparison − baseline, Diff Ratio =
 --            comparison / baseline).
--- Units:     *_ns integer nanoseconds; ratio plain ratio.
+-- Units:     *_ns integer nanoseconds; *_count kernels; *_ratio plain ratio.
 -- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
 CREATE OR REPLACE MACRO op_alignment_between(baseline_run, comparison_run) AS TABLE
 WITH pair AS (
@@ -38,7 +38,7 @@ SELECT
     c.device_total_ns::BIGINT                         AS comparison_device_ns,       -- device time of those kernels, ns (Device Duration)
     (coalesce(c.device_total_ns, 0) - coalesce(b.device_total_ns, 0))::BIGINT AS diff_ns,  -- comparison − baseline device time, ns (Diff Duration)
     CASE WHEN coalesce(b.device_total_ns, 0) > 0
-         THEN coalesce(c.device_total_ns, 0)::DOUBLE / b.device_total_ns END::DOUBLE AS ratio,  -- comparison / baseline device time (Diff Ratio); NULL when the baseline has none
+         THEN coalesce(c.device_total_ns, 0)::DOUBLE / b.device_total_ns END::DOUBLE AS device_ratio,  -- comparison / baseline device time (Diff Ratio); NULL when the baseline has none
     m.match_key::VARCHAR                              AS match_key                   -- key the pair matched on; NULL for an unmatched row
 FROM pair AS m
 LEFT JOIN op AS b

@@ -4,18 +4,18 @@
 -- Source:    op_diff_between(baseline, comparison): op.device_total_ns of the aligned ops (op_match),
 --            else of the top-level ops.
 -- Reference: msprof-analyze compare OperatorCompareStatistic; totals per rank.
--- Units:     *_ns integer nanoseconds; *_calls per rank; *_ratio plain ratio.
+-- Units:     *_ns integer nanoseconds; *_calls per rank; *_count ranks; *_ratio plain ratio.
 CREATE OR REPLACE VIEW op_diff AS
 SELECT
     baseline_run,
     comparison_run,
     op_name,
     op_type,
-    baseline_ranks,
+    baseline_rank_count,
     baseline_calls,
     baseline_total_ns,
     baseline_avg_ns,
-    comparison_ranks,
+    comparison_rank_count,
     comparison_calls,
     comparison_total_ns,
     comparison_avg_ns,

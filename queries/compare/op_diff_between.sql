@@ -10,7 +10,7 @@
 --            Operator Number, Diff Duration = comparison − baseline, Diff Ratio = comparison /
 --            baseline); totals are per rank (Σ over the run's ranks ÷ its ranks with ops), equal to
 --            msprof-analyze's for one rank against one rank.
--- Units:     *_ns integer nanoseconds (per-rank totals rounded to the ns); *_calls per rank;
+-- Units:     *_ns integer nanoseconds (per-rank totals rounded to the ns); *_calls per rank; *_count ranks;
 --            *_ratio plain ratio (1.0 = unchanged).
 -- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
 CREATE OR REPLACE MACRO op_diff_between(baseline_run, comparison_run) AS TABLE
@@ -90,13 +90,13 @@ SELECT
     CAST(baseline_run AS VARCHAR)                 AS baseline_run,         -- baseline run name
     CAST(comparison_run AS VARCHAR)               AS comparison_run,       -- comparison run name
     op_key::VARCHAR                               AS op_name,              -- framework op name after op_name_map (msprof-analyze Operator Name)
-    op_key::VARCHAR                               AS op_type,              -- same as op_name (kept from schema 1, where op_diff compared kernel types; see kernel_diff)
-    b_ranks::BIGINT                               AS baseline_ranks,       -- ranks of the baseline run with framework ops (the per-rank divisor)
+    op_key::VARCHAR                               AS op_type,              -- same as op_name (schema 1 had kernel.op_type here: that comparison is kernel_diff now)
+    b_ranks::BIGINT                               AS baseline_rank_count,  -- ranks of the baseline run with framework ops (the per-rank divisor)
     b_calls_pr::DOUBLE                            AS baseline_calls,       -- ops of this name per baseline rank (Base Operator Number)
     b_total_pr::BIGINT                            AS baseline_total_ns,    -- device time of these ops and their subtrees per baseline rank, ns (Base Device Duration)
     CASE WHEN b_calls > 0
          THEN b_total // b_calls END::BIGINT      AS baseline_avg_ns,      -- device time per baseline op, ns (integer division)
-    c_ranks::BIGINT                               AS comparison_ranks,     -- ranks of the comparison run with framework ops (the per-rank divisor)
+    c_ranks::BIGINT                               AS comparison_rank_count, -- ranks of the comparison run with framework ops (the per-rank divisor)
     c_calls_pr::DOUBLE                            AS comparison_calls,     -- ops of this name per comparison rank (Comparison Operator Number)
     c_total_pr::BIGINT                            AS comparison_total_ns,  -- device time of these ops and their subtrees per comparison rank, ns (Comparison Device Duration)
     CASE WHEN c_calls > 0

@@ -78,7 +78,7 @@ def test_op_diff_counts_each_side_per_rank(two_runs):
     con = two_runs
     align(con, 1, 2)
     got = {r[0]: r[1:] for r in con.execute(
-        "SELECT op_name, baseline_calls, baseline_total_ns, comparison_ranks, comparison_calls, comparison_total_ns, "
+        "SELECT op_name, baseline_calls, baseline_total_ns, comparison_rank_count, comparison_calls, comparison_total_ns, "
         "diff_total_ns, total_ratio FROM op_diff_between('base', 'comp')").fetchall()}
     # A: base 100; comp (300 + 100) / 2 ranks = 200, calls 2 / 2 = 1
     assert got["A"] == (1.0, 100, 2, 1.0, 200, 100, 2.0)
@@ -95,7 +95,7 @@ def test_op_alignment_rows_carry_both_sides(two_runs):
     con = two_runs
     align(con, 1, 2)
     rows = con.execute("SELECT order_id, baseline_op_name, comparison_op_name, baseline_device_ns, "
-                       "comparison_device_ns, diff_ns, ratio FROM op_alignment_between('base', 'comp') "
+                       "comparison_device_ns, diff_ns, device_ratio FROM op_alignment_between('base', 'comp') "
                        "LIMIT 4").fetchall()
     assert rows == [(1, "A", "A", 100, 300, 200, 3.0), (2, "B", None, 300, None, -300, 0.0),
                     (3, "C", "C", 50, 70, 20, 1.4), (4, None, "X", None, 5, 5, None)]
@@ -224,3 +224,17 @@ def test_run_compare_sets_roles_and_refuses_bad_sides(two_runs, db_path):
         run_compare("base", "comp", db_path, baseline_step=7)
     rep = run_compare("base", "comp", db_path, comparison_step=1)
     assert rep.pairs == 9
+
+
+def test_memory_diff_attaches_allocations_to_the_op_window(two_runs):
+    con = two_runs
+    # base: 2 KB at t=20 (inside A [10, 60]), 1 KB at t=150 (inside B [100, 200]), one row without an
+    # allocation time (left out); comp rank 0: 4 KB at t=10 (A starts at 10: inclusive)
+    con.execute("""INSERT INTO memory (run_id, rank, file_id, kind, name, ts_ns, dur_ns, size_bytes) VALUES
+        (1, 0, 1, 'operator', 'x', 20, 7, 2048), (1, 0, 1, 'operator', 'y', 150, 3, 1024),
+        (1, 0, 1, 'operator', 'z', NULL, 5, 999), (2, 0, 1, 'operator', 'x', 10, 9, 4096)""")
+    got = {r[0]: r[1:] for r in con.execute(
+        "SELECT op_name, baseline_memory_bytes, baseline_alloc_ns, comparison_memory_bytes, comparison_alloc_ns, "
+        "diff_memory_bytes FROM memory_diff_between('base', 'comp')").fetchall()}
+    assert got["A"] == (2048, 7, 2048, 5, 0)       # comp: 4096 B and 9 ns over 2 ranks (4.5, rounded half up)
+    assert got["B"] == (1024, 3, 0, 0, -1024)
