@@ -19,7 +19,7 @@ WITH comm AS (
         CASE
             WHEN lower(k.name) LIKE '%allreduce%' THEN 'allreduce'
             WHEN lower(k.name) LIKE '%allgather%' THEN 'allgather'
-            WHEN lower(k.name) LIKE '%reducescatter%' OR lower(k.name) LIKE '%reduce\_scatter%' ESCAPE '\' THEN 'reducescatter'
+            WHEN lower(k.name) LIKE '%reducescatter%' OR lower(k.name) LIKE '%reduce_scatter%' THEN 'reducescatter'
             WHEN lower(k.name) LIKE '%alltoall%' THEN 'alltoall'
             WHEN lower(k.name) LIKE '%broadcast%' THEN 'broadcast'
             WHEN lower(k.name) LIKE '%sendrecv%' THEN 'sendrecv'
@@ -27,7 +27,7 @@ WITH comm AS (
             WHEN lower(k.name) LIKE '%recv%' OR lower(k.name) LIKE '%receive%' THEN 'recv'
             WHEN lower(k.name) LIKE '%reduce%' THEN 'reduce'
             WHEN lower(k.name) LIKE '%barrier%' THEN 'barrier'
-            WHEN lower(k.name) LIKE 'hcom\_%' ESCAPE '\' THEN split_part(lower(k.name), '_', 2)
+            WHEN lower(k.name) LIKE 'hcom_%' THEN split_part(lower(k.name), '_', 2)
             ELSE split_part(lower(k.name), '_', 1)
         END AS comm_type
     FROM kernel AS k
