@@ -22,6 +22,7 @@ SELECT
     o.is_backward::BOOLEAN                           AS is_backward,        -- on the autograd thread
     o.module_path::VARCHAR                           AS module_path,        -- nn.Module path
     coalesce(o.kernel_total_count, 0)::BIGINT        AS kernel_total_count, -- kernels launched by the op and its subtree
+    coalesce(o.device_self_ns, 0)::BIGINT            AS device_self_ns,     -- device time of the kernels the op launched itself, ns
     coalesce(o.device_total_ns, 0)::BIGINT           AS device_total_ns,    -- device time of the op and its subtree, ns
     (o.parent_op_id IS NULL OR p.name LIKE 'ProfilerStep#%')::BOOLEAN AS is_top  -- a top-level op (child of ProfilerStep#N or a root)
 FROM op AS o

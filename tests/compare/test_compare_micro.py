@@ -238,3 +238,19 @@ def test_memory_diff_attaches_allocations_to_the_op_window(two_runs):
         "diff_memory_bytes FROM memory_diff_between('base', 'comp')").fetchall()}
     assert got["A"] == (2048, 7, 2048, 5, 0)       # comp: 4096 B and 9 ns over 2 ranks (4.5, rounded half up)
     assert got["B"] == (1024, 3, 0, 0, -1024)
+
+
+def test_module_diff_self_and_total_by_path(empty_db):
+    con = empty_db
+    add_run(con, 1, "base", [0])
+    add_run(con, 2, "comp", [0])
+    add_ops(con, 1, 0, [(1, "a", 0, 5, None, 10, 1), (2, "b", 10, 5, None, 20, 1), (3, "c", 20, 5, None, 40, 1)])
+    add_ops(con, 2, 0, [(1, "a", 0, 5, None, 15, 1)])
+    con.execute("UPDATE op SET module_path = 'nn.Module: Net_0' WHERE run_id = 1 AND op_id = 1")
+    con.execute("UPDATE op SET module_path = 'nn.Module: Net_0/nn.Module: Conv2d_1' WHERE run_id = 1 AND op_id IN (2, 3)")
+    con.execute("UPDATE op SET module_path = 'nn.Module: Net_0' WHERE run_id = 2")
+    got = con.execute("SELECT module_path, module_class, module_level, baseline_op_count, baseline_self_ns, "
+                      "baseline_total_ns, comparison_self_ns, comparison_total_ns, diff_total_ns "
+                      "FROM module_diff_between('base', 'comp') ORDER BY module_level").fetchall()
+    assert got == [("nn.Module: Net_0", "nn.Module: Net", 1, 1, 10, 70, 15, 15, -55),
+                   ("nn.Module: Net_0/nn.Module: Conv2d_1", "nn.Module: Conv2d", 2, 2, 60, 60, 0, 0, -60)]
