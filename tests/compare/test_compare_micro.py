@@ -254,3 +254,28 @@ def test_module_diff_self_and_total_by_path(empty_db):
                       "FROM module_diff_between('base', 'comp') ORDER BY module_level").fetchall()
     assert got == [("nn.Module: Net_0", "nn.Module: Net", 1, 1, 10, 70, 15, 15, -55),
                    ("nn.Module: Net_0/nn.Module: Conv2d_1", "nn.Module: Conv2d", 2, 2, 60, 60, 0, 0, -60)]
+
+
+def test_cli_compare_ingests_paths_in_one_process(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from conftest import FIXTURES, rows
+    from tracedb.cli import app
+
+    db = tmp_path / "c.duckdb"
+    base = FIXTURES / "ascend" / "level1_2024_rank0_ascend_pt"
+    comp = FIXTURES / "ascend" / "level1" / "rank0_ascend_pt"
+    res = CliRunner().invoke(app, ["compare", str(base), str(comp), "--db", str(db), "--format", "json",
+                                   "--op-name-map", "a=b"])
+    assert res.exit_code == 0, res.output
+    assert isinstance(json.loads(res.stdout), list)          # op_diff rows (empty until ops are derived)
+    assert rows(db, "SELECT run_name, role FROM run ORDER BY run_id") == [
+        ("level1_2024_rank0_ascend_pt", "baseline"), ("rank0_ascend_pt", "comparison")]
+    assert rows(db, "SELECT * FROM op_name_map") == [("a", "b")]
+    # the same two runs by name: nothing ingested again, roles kept
+    res = CliRunner().invoke(app, ["compare", "level1_2024_rank0_ascend_pt", "rank0_ascend_pt", "--db", str(db)])
+    assert res.exit_code == 0 and "op_diff" in res.stdout
+    res = CliRunner().invoke(app, ["compare", "rank0_ascend_pt", "nope", "--db", str(db)])
+    assert res.exit_code == 1 and "neither a path nor a run" in res.output
