@@ -3,14 +3,17 @@
 --            op_diff_between: the aligned ops, else the top-level ops); ordered by
 --            diff_memory_bytes descending.
 -- Source:    memory rows of kind operator (operator_memory.csv: Size(KB), Allocation Time(us),
---            Duration(us); rows without an allocation time left out) and kind event (Kineto
---            [memory] allocations: positive Bytes, paired with the next free of the same Addr and
---            size for the duration); a record counts for an op when its allocation time lies in the
---            op's host window [ts_ns, ts_ns + dur_ns] on the same rank.
+--            Duration(us); rows without an allocation time left out; a cann:: row is re-timed to
+--            the Enqueue (trace_view.json, same args correlation_id) of the Dequeue slice that
+--            holds its allocation time, and left out when no Dequeue holds it) and kind event
+--            (Kineto [memory] allocations: positive Bytes, paired with the next free of the same
+--            Addr and size for the duration); a record counts for the compared op of the same
+--            rank whose host window [ts_ns, ts_ns + dur_ns] holds its time (the latest-starting
+--            one if several).
 -- Reference: msprof-analyze compare MemoryCompareStatistic (Allocated Duration, Allocated Memory,
 --            Operator Number per side; Diff Memory = comparison − baseline; Diff Ratio = comparison
---            / baseline). Not done: msprof-analyze re-times cann:: rows to the Enqueue of the
---            Dequeue holding them; here they count at their allocation time. Totals per rank.
+--            / baseline), incl. its cann:: re-timing. msprof-analyze attaches a record to the innermost
+--            op of one tree over all threads; here the op window decides. Totals per rank.
 -- Units:     *_bytes bytes, *_ns integer nanoseconds (per-rank totals rounded); *_calls per rank;
 --            *_ratio plain ratio.
 -- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
@@ -58,21 +61,55 @@ kineto_mem AS (
     WHERE kind = 'event' AND addr IS NOT NULL
     WINDOW w AS (PARTITION BY run_id, rank, addr ORDER BY ts_ns)
 ),
+queue AS (
+    SELECT run_id, rank, cat, ts_ns, dur_ns, json_extract_string(args, '$.correlation_id') AS corr
+    FROM event
+    WHERE ph = 'X' AND cat IN ('enqueue', 'dequeue')
+),
+enqueue AS (
+    SELECT run_id, rank, corr, max(ts_ns) AS ts_ns FROM queue WHERE cat = 'enqueue' GROUP BY run_id, rank, corr
+),
+cann AS (
+    SELECT m.run_id, m.rank, m.ts_ns AS alloc_ns, m.size_bytes, coalesce(m.dur_ns, 0) AS dur_ns, q.corr,
+           row_number() OVER (PARTITION BY m.run_id, m.rank, m.ts_ns, m.size_bytes, m.dur_ns, m.name
+                              ORDER BY q.ts_ns DESC) AS pick
+    FROM memory AS m
+    JOIN queue AS q
+        ON q.cat = 'dequeue' AND q.run_id = m.run_id AND q.rank = m.rank
+       AND q.ts_ns <= m.ts_ns AND m.ts_ns <= q.ts_ns + q.dur_ns
+    WHERE m.kind = 'operator' AND m.ts_ns IS NOT NULL AND m.name LIKE 'cann::%'
+),
 alloc AS (
     SELECT run_id, rank, ts_ns, size_bytes, coalesce(dur_ns, 0) AS dur_ns
     FROM memory
-    WHERE kind = 'operator' AND ts_ns IS NOT NULL
+    WHERE kind = 'operator' AND ts_ns IS NOT NULL AND NOT (name LIKE 'cann::%')
+    UNION ALL
+    SELECT c.run_id, c.rank, coalesce(e.ts_ns, 0) AS ts_ns, c.size_bytes, c.dur_ns
+    FROM cann AS c
+    LEFT JOIN enqueue AS e ON e.run_id = c.run_id AND e.rank = c.rank AND e.corr = c.corr
+    WHERE c.pick = 1
     UNION ALL
     SELECT run_id, rank, ts_ns, size_bytes, coalesce(dur_ns, 0) AS dur_ns
     FROM kineto_mem
     WHERE size_bytes > 0
 ),
+numbered AS (
+    SELECT alloc.*, row_number() OVER (ORDER BY run_id, rank, ts_ns, size_bytes, dur_ns) AS alloc_id
+    FROM alloc
+),
+owner AS (
+    SELECT o.side, o.rank, o.op_id, a.size_bytes, a.dur_ns,
+           row_number() OVER (PARTITION BY o.side, a.alloc_id ORDER BY o.ts_ns DESC, o.op_id DESC) AS pick
+    FROM ops AS o
+    JOIN numbered AS a
+        ON a.run_id = o.run_id AND a.rank = o.rank AND a.ts_ns >= o.ts_ns AND a.ts_ns <= o.ts_ns + o.dur_ns
+),
 per_op AS (
     SELECT o.side, o.rank, o.op_id, o.op_key,
-           coalesce(sum(a.size_bytes), 0) AS bytes, coalesce(sum(a.dur_ns), 0) AS alloc_ns
+           coalesce(sum(w.size_bytes), 0) AS bytes, coalesce(sum(w.dur_ns), 0) AS alloc_ns
     FROM ops AS o
-    LEFT JOIN alloc AS a
-        ON a.run_id = o.run_id AND a.rank = o.rank AND a.ts_ns >= o.ts_ns AND a.ts_ns <= o.ts_ns + o.dur_ns
+    LEFT JOIN (SELECT * FROM owner WHERE pick = 1) AS w
+        ON w.side = o.side AND w.rank = o.rank AND w.op_id = o.op_id
     GROUP BY o.side, o.rank, o.op_id, o.op_key
 ),
 ranks AS (
