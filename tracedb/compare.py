@@ -306,6 +306,11 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
             except duckdb.Error:
                 pass
             raise
+        for name, run_id in ((b_name, ids["BASELINE"]), (c_name, ids["COMPARISON"])):
+            if not con.execute("SELECT count(*) FROM op WHERE run_id = ?", [run_id]).fetchone()[0]:
+                progress(f"note: run {name} has no framework ops (cpu_op events with flows to its kernels), so "
+                         "op_diff, op_alignment, api_diff and memory_diff have nothing of it; kernel_diff and "
+                         "communication_diff compare its kernels")
         matched = con.execute("SELECT count(*) FROM op_match WHERE baseline_run_id = ? AND comparison_run_id = ? "
                               "AND baseline_op_id IS NOT NULL AND comparison_op_id IS NOT NULL",
                               [ids["BASELINE"], ids["COMPARISON"]]).fetchone()[0]
