@@ -56,10 +56,10 @@ ops AS (
 ),
 kineto_mem AS (
     SELECT run_id, rank, ts_ns, size_bytes,
-           CASE WHEN lead(size_bytes) OVER w = -size_bytes THEN lead(ts_ns) OVER w - ts_ns END AS dur_ns
+           CASE WHEN lead(size_bytes) OVER (PARTITION BY run_id, rank, addr ORDER BY ts_ns) = -size_bytes
+                THEN lead(ts_ns) OVER (PARTITION BY run_id, rank, addr ORDER BY ts_ns) - ts_ns END AS dur_ns
     FROM memory
     WHERE kind = 'event' AND addr IS NOT NULL
-    WINDOW w AS (PARTITION BY run_id, rank, addr ORDER BY ts_ns)
 ),
 queue AS (
     SELECT run_id, rank, cat, ts_ns, dur_ns, json_extract_string(args, '$.correlation_id') AS corr
