@@ -11,10 +11,16 @@
 -- HCCL/Communication "Group ... Communication" thread, same name, start within 1 us, as
 -- kernel_details.csv rounds) starts on the host thread that called CANN; the launch call is
 -- the innermost CANN event running on that thread at the flow start (Node@launch inside
--- AscendCL@aclnn*, AscendCL@aclopCompileAndExecute, AscendCL@hcom_* ...). A trace without CANN
+-- AscendCL@aclnn*, AscendCL@aclopCompileAndExecute, AscendCL@hcom_* ...; found with two ASOF
+-- joins, see last_start / first_end: a flow start after a nested call ended, in a call that
+-- still runs, gets no name). A trace without CANN
 -- events (Level0) gives the flow start as launch_tid / launch_ts_ns, name and duration NULL.
 -- Without a HostToDevice flow the launch stays NULL (the async_npu flow starts at the
 -- framework op, see op).
+-- (ASOF joins below: DuckDB picks a nested loop when it estimates <= 64 probe rows, and its
+-- estimates of these joined CTEs are that low on 400k rows: 5 s become > 5 min; off here)
+SET asof_loop_join_threshold = 0;
+
 UPDATE kernel SET launch_name = l.launch_name, launch_tid = l.launch_tid, launch_ts_ns = l.launch_ts_ns,
                   launch_dur_ns = l.launch_dur_ns
 FROM (
@@ -107,41 +113,35 @@ FROM (
         GROUP BY d.source, d.kernel_id
     ),
     cann AS (
-        SELECT tid, ts_ns, dur_ns, name
+        -- per (thread, start): the shortest CANN event (the innermost of those starting together)
+        SELECT tid, ts_ns, arg_min(name, (dur_ns, name)) AS name, min(dur_ns) AS dur_ns
         FROM event
         WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND file_id IN (FROM tv)
           AND ph = 'X' AND process_name = 'CANN' AND dur_ns > 0 AND EXISTS (FROM h2d)
+        GROUP BY tid, ts_ns
     ),
-    -- nesting of the CANN events per thread: a sweep (+1 at a start, -1 at an end; at equal
-    -- time ends first, then longer first) gives each event its depth and each instant the
-    -- number of events running then; the innermost event running at t is the last event of
-    -- depth (that number - 1) to start at or before t
-    cann_depth AS (
-        SELECT tid, ts_ns, dur_ns, name,
-               sum(delta) OVER (PARTITION BY tid ORDER BY t, kind, neg_dur, name
-                                ROWS UNBOUNDED PRECEDING) - 1 AS depth, kind
-        FROM (SELECT tid, ts_ns AS t, 1 AS kind, -dur_ns AS neg_dur, name, 1 AS delta, ts_ns, dur_ns FROM cann
-              UNION ALL
-              SELECT tid, ts_ns + dur_ns, 0, 0, name, -1, ts_ns, dur_ns FROM cann)
-    ),
-    cann_level AS (
-        SELECT tid, t, sum(delta) OVER (PARTITION BY tid ORDER BY t ROWS UNBOUNDED PRECEDING) AS running
-        FROM (SELECT tid, t, sum(delta) AS delta
-              FROM (SELECT tid, ts_ns AS t, 1 AS delta FROM cann
-                    UNION ALL SELECT tid, ts_ns + dur_ns, -1 FROM cann)
-              GROUP BY tid, t)
-    ),
-    flow_level AS (
-        SELECT fs.*, lv.running
+    -- the innermost CANN event running at the flow start: the last to start at or before it
+    -- if it still runs then (every enclosing event started no later), else the first to end
+    -- at or after it if that one started before it (every enclosing event ends no earlier),
+    -- else (an event ended between, its parent still runs: 1 flow of the corpus) unnamed
+    last_start AS (
+        SELECT fs.source, fs.kernel_id, c.name, c.ts_ns, c.dur_ns
         FROM flow_start AS fs
-        ASOF LEFT JOIN cann_level AS lv ON lv.tid = fs.tid AND fs.ts_ns >= lv.t
+        ASOF JOIN cann AS c ON c.tid = fs.tid AND fs.ts_ns >= c.ts_ns
+        WHERE c.ts_ns + c.dur_ns >= fs.ts_ns
+    ),
+    first_end AS (
+        SELECT fs.source, fs.kernel_id, c.name, c.ts_ns, c.dur_ns
+        FROM (SELECT fs.* FROM flow_start AS fs
+              ANTI JOIN last_start AS l ON l.source = fs.source AND l.kernel_id = fs.kernel_id) AS fs
+        ASOF JOIN (SELECT *, ts_ns + dur_ns AS end_ns FROM cann) AS c ON c.tid = fs.tid AND c.end_ns >= fs.ts_ns
+        WHERE c.ts_ns <= fs.ts_ns
     ),
     npu AS (
-        SELECT fl.source, fl.kernel_id, c.name AS launch_name, fl.tid AS launch_tid,
-               coalesce(c.ts_ns, fl.ts_ns) AS launch_ts_ns, c.dur_ns AS launch_dur_ns
-        FROM flow_level AS fl
-        ASOF LEFT JOIN (FROM cann_depth WHERE kind = 1) AS c
-          ON c.tid = fl.tid AND c.depth = fl.running - 1 AND fl.ts_ns >= c.ts_ns
+        SELECT fs.source, fs.kernel_id, c.name AS launch_name, fs.tid AS launch_tid,
+               coalesce(c.ts_ns, fs.ts_ns) AS launch_ts_ns, c.dur_ns AS launch_dur_ns
+        FROM flow_start AS fs
+        LEFT JOIN (FROM last_start UNION ALL FROM first_end) AS c ON c.source = fs.source AND c.kernel_id = fs.kernel_id
     )
     SELECT * FROM kineto
     UNION ALL
@@ -149,3 +149,5 @@ FROM (
 ) AS l
 WHERE kernel.run_id = getvariable('run_id') AND kernel.rank = getvariable('rank')
   AND kernel.source = l.source AND kernel.kernel_id = l.kernel_id;
+
+RESET asof_loop_join_threshold;
