@@ -30,24 +30,30 @@ FROM (
     tv AS (
         FROM rank_files(getvariable('run_id'), getvariable('rank'), ['trace_view'])
     ),
-    -- Kineto kernels numbered as derive/040 numbers them (start, name, event row)
+    -- the Kineto kernel events of the rank's kernel rows: same file, start, stream and name
+    -- (one kernel starts at a time on a stream)
     kk AS (
-        SELECT file_id, pid, tid, ts_ns, json_extract_string(args, '$.correlation') AS corr,
-               row_number() OVER (ORDER BY ts_ns, name, rowid) AS kernel_id
-        FROM event
-        WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND file_id IN (FROM kin)
-          AND ph = 'X' AND lower(cat) = 'kernel' AND ts_ns IS NOT NULL
+        SELECT k.kernel_id, e.file_id, e.pid, e.tid, e.ts_ns, e.corr
+        FROM (SELECT file_id, pid, tid, ts_ns, name, TRY_CAST(a[1] AS BIGINT) AS corr, coalesce(a[2], tid) AS stream
+              FROM (SELECT file_id, pid, tid, ts_ns, name, json_extract_string(args, ['$.correlation', '$.stream']) AS a
+                    FROM event
+                    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND file_id IN (FROM kin)
+                      AND ph = 'X' AND lower(cat) = 'kernel' AND ts_ns IS NOT NULL)) AS e
+        JOIN kernel AS k
+          ON k.run_id = getvariable('run_id') AND k.rank = getvariable('rank') AND k.source = 'kineto'
+         AND k.file_id = e.file_id AND k.ts_ns = e.ts_ns AND k.stream_id = e.stream AND k.name = e.name
     ),
     runtime AS (
-        SELECT json_extract_string(args, '$.correlation') AS corr,
-               arg_min(name, (ts_ns, -dur_ns, name)) AS name, arg_min(tid, (ts_ns, -dur_ns, name)) AS tid,
-               min(ts_ns) AS ts_ns, arg_min(dur_ns, (ts_ns, -dur_ns, name)) AS dur_ns
-        FROM event
-        WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND file_id IN (FROM kin)
-          AND ph = 'X' AND lower(cat) IN ('cuda_runtime', 'runtime', 'cuda_driver', 'privateuse1_runtime',
-                                          'privateuse1_driver', 'hip_runtime')
-          AND json_extract_string(args, '$.correlation') IS NOT NULL
-        GROUP BY 1
+        -- of several calls with one correlation, the first to start
+        SELECT corr, r.name, r.tid, r.ts_ns, r.dur_ns
+        FROM (SELECT TRY_CAST(json_extract_string(args, '$.correlation') AS BIGINT) AS corr,
+                     arg_min({'name': name, 'tid': tid, 'ts_ns': ts_ns, 'dur_ns': dur_ns}, ts_ns) AS r
+              FROM event
+              WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND file_id IN (FROM kin)
+                AND ph = 'X' AND lower(cat) IN ('cuda_runtime', 'runtime', 'cuda_driver', 'privateuse1_runtime',
+                                                'privateuse1_driver', 'hip_runtime')
+                AND json_extract_string(args, '$.correlation') IS NOT NULL
+              GROUP BY 1)
     ),
     kflow AS (
         SELECT file_id, cat, ph, flow_id, pid, tid, ts_ns
