@@ -54,7 +54,7 @@ def test_step_breakdown_and_op_diff_on_spark_equal_duckdb(tmp_path):
     try:
         lib = register(spark, out)
         assert lib.failed == {}
-        for view in ("step_breakdown", "kernel_diff", "communication_diff", "free_time", "uncovered_communication", "slow_rank",
+        for view in ("step_breakdown", "op_diff", "api_diff", "kernel_diff", "communication_diff", "free_time", "uncovered_communication", "slow_rank",
                      "comm_wait_cross_rank", "comm_op", "comm_matrix", "slow_link", "memory_peak"):
             want = _sorted(rows(db, f"SELECT * FROM {view}"))
             got = _sorted(spark.sql(f"SELECT * FROM {view}").collect())

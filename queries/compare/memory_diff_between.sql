@@ -62,7 +62,7 @@ kineto_mem AS (
     WHERE kind = 'event' AND addr IS NOT NULL
 ),
 queue AS (
-    SELECT run_id, rank, cat, ts_ns, dur_ns, json_extract_string(args, '$.correlation_id') AS corr
+    SELECT run_id, rank, cat, ts_ns, dur_ns, regexp_extract(args, '"correlation_id": *([0-9]+)', 1) AS corr
     FROM event
     WHERE ph = 'X' AND cat IN ('enqueue', 'dequeue')
 ),
