@@ -53,16 +53,16 @@ def test_env_var_db_and_runs_views_describe(tmp_path):
     assert "ts_ns,BIGINT," in res.stdout
 
 
-def test_op_diff_by_role_and_by_flags(tmp_path):
+def test_compare_views_by_role_and_by_flags(tmp_path):
     db = str(tmp_path / "t.duckdb")
     run("ingest", str(FIXTURES / "ascend/level1/rank0_ascend_pt"), "--db", db, "--run", "a", "--role", "baseline")
     run("ingest", str(FIXTURES / "ascend/level1_2024_rank0_ascend_pt"), "--db", db, "--run", "b",
         "--role", "comparison")
-    by_role = json.loads(run("query", "op_diff", "--db", db, "--format", "json").stdout)
-    by_flag = json.loads(run("query", "op_diff", "--db", db, "--baseline", "a", "--comparison", "b",
+    by_role = json.loads(run("query", "kernel_diff", "--db", db, "--format", "json").stdout)
+    by_flag = json.loads(run("query", "kernel_diff", "--db", db, "--baseline", "a", "--comparison", "b",
                              "--format", "json").stdout)
     assert by_role == by_flag and by_role[0]["baseline_run"] == "a"
-    swapped = json.loads(run("query", "op_diff", "--db", db, "--baseline", "b", "--comparison", "a",
+    swapped = json.loads(run("query", "kernel_diff", "--db", db, "--baseline", "b", "--comparison", "a",
                              "--format", "json").stdout)
     assert swapped[-1]["diff_total_ns"] == -by_role[0]["diff_total_ns"]
     res = run("query", "op_diff", "--db", db, "--baseline", "nope", "--comparison", "a")

@@ -35,13 +35,13 @@ def test_cli_1_5_opens_read_only_and_every_view_binds(tmp_path):
     for o in load_library():
         if o.kind == "view":
             stmts.append(f"SELECT '{o.name}', count(*) FROM (SELECT * FROM {o.qualified});")
-    stmts.append("SELECT 'op_diff_between', count(*) FROM op_diff_between('a', 'g');")
+    stmts.append("SELECT 'kernel_diff_between', count(*) FROM kernel_diff_between('a', 'g');")
     stmts.append("SELECT 'comment', count(*) FROM duckdb_columns() WHERE comment IS NOT NULL;")
     res = subprocess.run([exe, "-readonly", "-csv", "-noheader", str(db)], input="\n".join(stmts),
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0 and "Error" not in res.stderr, (version, res.stderr)
     counts = dict(line.split(",") for line in res.stdout.strip().splitlines())
-    assert set(counts) == {o.name for o in load_library() if o.kind == "view"} | {"op_diff_between", "comment"}
+    assert set(counts) == {o.name for o in load_library() if o.kind == "view"} | {"kernel_diff_between", "comment"}
     assert int(counts["step_breakdown"]) == 1 + 2 * 2    # one NPU step + two Kineto ranks x 2 steps
-    assert int(counts["op_diff_between"]) > 0 and int(counts["comment"]) > 100
+    assert int(counts["kernel_diff_between"]) > 0 and int(counts["comment"]) > 100
     assert "v1.5.6" in version

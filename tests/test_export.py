@@ -53,7 +53,7 @@ def test_parquet_views_equal_the_database(tmp_path, monkeypatch):
             continue
         got = con.execute(f"SELECT * FROM {o.name}").fetchall()
         assert same_rows(got, rows(db, f"SELECT * FROM {o.name}")), o.name
-    assert con.execute("SELECT count(*) FROM op_diff_between('level1', 'kineto')").fetchone()[0] > 0
+    assert con.execute("SELECT count(*) FROM kernel_diff_between('level1', 'kineto')").fetchone()[0] > 0
     # comments travel with views.sql
     assert con.execute("SELECT comment FROM duckdb_columns() WHERE table_name = 'kernel' "
                        "AND column_name = 'ts_ns'").fetchone()[0].startswith("Kernel start")

@@ -1,4 +1,4 @@
-"""step_breakdown, free_time, uncovered_communication and op_diff against the profiler's own output.
+"""step_breakdown, free_time, uncovered_communication and kernel_diff against the profiler's own output.
 
 The expected numbers come from the profiler, not from tracedb: step_trace_time.csv (µs, parsed
 here with Decimal) and kernel_details.csv (counted and summed here with the csv module). The
@@ -117,7 +117,7 @@ def kernel_details_by_type(path: Path) -> dict[str, tuple[int, Decimal]]:
     return out
 
 
-def test_op_diff_equals_kernel_details_sums(tmp_path):
+def test_kernel_diff_equals_kernel_details_sums(tmp_path):
     base_dir = FIXTURES / "ascend" / "level1" / "rank0_ascend_pt"
     comp_dir = FIXTURES / "ascend" / "level1_2024_rank0_ascend_pt"
     db = tmp_path / "t.duckdb"
@@ -125,8 +125,10 @@ def test_op_diff_equals_kernel_details_sums(tmp_path):
     ingest_paths(db, comp_dir, run="comp", role="comparison")
     base = kernel_details_by_type(base_dir / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv")
     comp = kernel_details_by_type(comp_dir / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv")
-    got = rows(db, "SELECT op_type, baseline_calls, baseline_total_ns, comparison_calls, comparison_total_ns, "
-                   "diff_total_ns FROM op_diff")
+    got = rows(db, "SELECT kernel_type, sum(baseline_calls)::BIGINT, sum(baseline_total_ns), "
+                   "sum(comparison_calls)::BIGINT, sum(comparison_total_ns), sum(diff_total_ns) FROM kernel_diff "
+                   "GROUP BY kernel_type ORDER BY 6 DESC")
+    base.pop("N/A", None), comp.pop("N/A", None)       # msprof-analyze KernelCompare drops Type N/A
     assert {r[0] for r in got} == set(base) | set(comp)
     for op_type, bc, bt, cc, ct, diff in got:
         eb = base.get(op_type, (0, Decimal(0)))
@@ -134,24 +136,24 @@ def test_op_diff_equals_kernel_details_sums(tmp_path):
         assert (bc, Decimal(bt)) == eb, op_type
         assert (cc, Decimal(ct)) == ec, op_type
         assert Decimal(diff) == ec[1] - eb[1]
-    diffs = [r[5] for r in got]
+    diffs = [r[0] for r in rows(db, "SELECT diff_total_ns FROM kernel_diff")]
     assert diffs == sorted(diffs, reverse=True)
     # the macro compares any pair, in either direction
-    swapped = rows(db, "SELECT op_type, diff_total_ns FROM op_diff_between('comp', 'base')")
+    swapped = rows(db, "SELECT kernel_type, sum(diff_total_ns) FROM kernel_diff_between('comp', 'base') GROUP BY 1")
     assert {o: -d for o, d in swapped} == {r[0]: r[5] for r in got}
 
 
-def test_op_diff_level0_types_are_kept_as_written(tmp_path):
-    # Level0 kernel_details.csv writes Type N/A for compute kernels; op_diff groups them as written
+def test_kernel_diff_level0_leaves_type_na_out(tmp_path):
+    # Level0 kernel_details.csv writes Type N/A for every compute kernel; kernel_diff leaves them out
+    # as msprof-analyze KernelCompare does (KernelDetailsBean.is_invalid_op_type)
     d = FIXTURES / "ascend" / "level0_rank0_ascend_pt"
     db = tmp_path / "t.duckdb"
     ingest_paths(db, d, run="a", role="baseline")
     ingest_paths(db, d, run="b", role="comparison")
     expected = kernel_details_by_type(d / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv")
-    got = {r[0]: (r[1], Decimal(r[2])) for r in rows(db, "SELECT op_type, baseline_calls, baseline_total_ns "
-                                                         "FROM op_diff")}
-    assert got == expected
-    assert rows(db, "SELECT DISTINCT diff_total_ns FROM op_diff") == [(0,)]
+    assert set(expected) == {"N/A"} and expected["N/A"][0] == 191
+    assert rows(db, "SELECT count(*) FROM kernel WHERE op_type = 'N/A'") == [(2 * 191,)]
+    assert rows(db, "SELECT * FROM kernel_diff") == []
 
 
 def test_trace_only_older_cann_matches_overlap_analysis(tmp_path):

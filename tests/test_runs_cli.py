@@ -121,8 +121,8 @@ def test_set_role_moves_the_role_and_drives_op_diff(two_runs):
     assert run("runs", "set-role", "b", "comparison", "--db", db).exit_code == 0
     assert run("runs", "set-role", "a", "baseline", "--db", db).exit_code == 0
     assert rows(db, "SELECT run_name, role FROM run ORDER BY run_id") == [("a", "baseline"), ("b", "comparison")]
-    by_role = json.loads(run("query", "op_diff", "--db", db, "--format", "json").stdout)
-    by_flag = json.loads(run("query", "op_diff", "--baseline", "a", "--comparison", "b", "--db", db,
+    by_role = json.loads(run("query", "kernel_diff", "--db", db, "--format", "json").stdout)
+    by_flag = json.loads(run("query", "kernel_diff", "--baseline", "a", "--comparison", "b", "--db", db,
                              "--format", "json").stdout)
     assert by_role == by_flag and by_role[0]["baseline_run"] == "a"
     res = run("runs", "set-role", "b", "none", "--db", db)

@@ -35,7 +35,7 @@ def test_every_view_transpiles():
     public = {o.name for o in load_library() if o.kind == "view" and o.schema == "main"}
     assert public <= set(views)
     # the table macro op_diff_between is inlined into op_diff, with its arguments
-    assert "op_diff_between(" not in views["op_diff"] and "tracedb_internal__op_stat" in views["op_diff"]
+    assert "op_diff_between(" not in views["op_diff"] and "tracedb_internal__compare_op" in views["op_diff"]
 
 
 @pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs a Java runtime")
@@ -54,7 +54,7 @@ def test_step_breakdown_and_op_diff_on_spark_equal_duckdb(tmp_path):
     try:
         lib = register(spark, out)
         assert lib.failed == {}
-        for view in ("step_breakdown", "op_diff", "free_time", "uncovered_communication", "slow_rank",
+        for view in ("step_breakdown", "op_diff", "api_diff", "kernel_diff", "communication_diff", "free_time", "uncovered_communication", "slow_rank",
                      "comm_wait_cross_rank", "comm_op", "comm_matrix", "slow_link", "memory_peak"):
             want = _sorted(rows(db, f"SELECT * FROM {view}"))
             got = _sorted(spark.sql(f"SELECT * FROM {view}").collect())

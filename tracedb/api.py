@@ -418,7 +418,7 @@ def query(name_or_sql: str, db: str | Path | None = None, *, baseline: str | Non
 
     Args:
         name_or_sql: a public view name (``tracedb views``) or any SQL.
-        baseline, comparison: run names for op_diff (uses op_diff_between).
+        baseline, comparison: run names for a compare view (op_diff → op_diff_between, kernel_diff → …).
         run, rank, step: filters on the view's run_name / rank / step columns.
         limit: at most this many rows.
         write: open the database read-write (for SQL that changes data, files or settings);
@@ -474,30 +474,33 @@ def _view_sql(con, name: str, baseline, comparison, run, rank, step) -> tuple[st
         raise _unknown("view", name, list(objs) + tables, "'tracedb views' lists the views; "
                        "or pass a SQL statement in quotes.")
     text = name
-    if text == "op_diff" and not (baseline or comparison):
+    # a compare view (op_diff, kernel_diff, ...) has a table macro NAME_between(baseline, comparison)
+    paired = name if f"{name}_between" in objs else name[:-len("_between")] if name.endswith("_between") else None
+    if paired and not name.endswith("_between") and not (baseline or comparison):
         missing = [r for r in ROLES if _role_run(con, r) is None]
         if missing:        # the view would return no rows, without a word (ux-review F14)
             names = ", ".join(r[0] for r in con.execute("SELECT run_name FROM run ORDER BY run_id").fetchall())
-            raise QueryError(f"op_diff needs a baseline and a comparison run; no run has the role "
+            raise QueryError(f"{name} needs a baseline and a comparison run; no run has the role "
                              f"{' or '.join(missing)} (runs: {names}).",
-                             hint="'tracedb compare BASELINE COMPARISON' or 'tracedb runs set-role RUN baseline' "
-                                  "(and comparison) sets the roles; or pass --baseline RUN --comparison RUN.")
-    if text == "op_diff" and (baseline or comparison):
-        text = "op_diff_between"
-    elif (baseline or comparison) and text != "op_diff_between":
-        raise QueryError(f"--baseline/--comparison apply to op_diff, not to {text}.")
+                             hint="'tracedb compare BASELINE COMPARISON', 'tracedb runs set-role RUN baseline' "
+                                  "(and comparison), or pass --baseline RUN --comparison RUN.")
+    if paired and (baseline or comparison):
+        text = f"{paired}_between"
+    elif baseline or comparison:
+        raise QueryError(f"--baseline/--comparison apply to the compare views (op_diff, kernel_diff, ...), "
+                         f"not to {text}.")
     if objs[text][1] == "table_macro":
-        if text != "op_diff_between":
+        if not paired:
             raise QueryError(f"{text} takes parameters; call it in SQL: SELECT * FROM {text}(...).")
         base = baseline or _role_run(con, "baseline")
         comp = comparison or _role_run(con, "comparison")
         if base is None or comp is None:
-            raise QueryError("op_diff needs a baseline and a comparison run.",
+            raise QueryError(f"{paired} needs a baseline and a comparison run.",
                              hint="pass --baseline RUN --comparison RUN, or 'tracedb runs set-role RUN baseline'.")
         for r in (base, comp):
             if not con.execute("SELECT 1 FROM run WHERE run_name = ?", [r]).fetchone():
                 raise QueryError(f"no run named {r!r}.", hint="'tracedb runs' lists the runs.")
-        sql = "SELECT * FROM op_diff_between(?, ?)"
+        sql = f"SELECT * FROM {text}(?, ?)"
         params = [base, comp]
     else:
         sql = f"SELECT * FROM {text}"

@@ -495,6 +495,60 @@ def check(
     raise typer.Exit(1 if errors else 0)
 
 
+@command()
+def compare(
+    baseline: str = typer.Argument(..., help="Baseline: a run name, or a profiler folder / trace file to ingest "
+                                             "(run name = its folder name)."),
+    comparison: str = typer.Argument(..., help="Comparison: a run name, or a profiler folder / trace file to ingest."),
+    db: DbOption = None,
+    op_name_map: List[str] = typer.Option([], "--op-name-map", help="BASELINE_NAME=COMPARISON_NAME: ops that are the "
+                                                                    "same on both sides (repeatable; kept in table "
+                                                                    "op_name_map)."),
+    op_name_map_file: Optional[str] = typer.Option(None, "--op-name-map-file",
+                                                   help="File of BASELINE_NAME=COMPARISON_NAME lines (# comments)."),
+    use_input_shape: bool = typer.Option(False, "--use-input-shape",
+                                         help="Match ops on name + input dims, not the name alone."),
+    max_kernel_num: Optional[int] = typer.Option(None, "--max-kernel-num",
+                                                 help="Align the children of a matched op pair with more kernels "
+                                                      "than this (default: top-level ops only)."),
+    baseline_step: Optional[int] = typer.Option(None, "--baseline-step", help="Compare only this step of the baseline."),
+    comparison_step: Optional[int] = typer.Option(None, "--comparison-step",
+                                                  help="Compare only this step of the comparison."),
+    limit: int = typer.Option(20, "--limit", help="Rows of op_diff to print."),
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Compare two runs at the framework-op level (msprof-analyze compare, in SQL views).
+
+    Ingests the sides given as paths (same process), makes them the baseline and comparison run,
+    stores the op name map, the steps and the op alignment (table op_match), then prints
+    overall_comparison (when installed) and the top of op_diff. The views stay in the file:
+    op_diff, op_alignment, kernel_diff, api_diff, communication_diff (and their *_between
+    macros) answer further questions with 'tracedb query'. Formats other than table/markdown
+    print op_diff only.
+
+    Examples:
+
+    \b
+      tracedb compare ./gpu_trace.pt.trace.json.gz ./rank0_ascend_pt --db cmp.duckdb
+      tracedb compare gpu_run npu_run --op-name-map 'Optimizer.step#SGD.step=Optimizer.step#NpuFusedSGD.step'
+      tracedb compare cann7 cann8 --baseline-step 3 --comparison-step 3 --max-kernel-num 10
+      tracedb query op_alignment --limit 50
+    """
+    from .compare import parse_name_map, run_compare
+    say = (lambda s: None) if _state["quiet"] else _err
+    report = run_compare(baseline, comparison, db, name_map=parse_name_map(op_name_map, op_name_map_file),
+                         use_input_shape=use_input_shape, max_kernel_num=max_kernel_num,
+                         baseline_step=baseline_step, comparison_step=comparison_step, limit=limit, progress=say)
+    say(f"baseline {report.baseline}, comparison {report.comparison}: {report.pairs:,} aligned op rows, "
+        f"{report.matched:,} matched pairs (tracedb query op_alignment)")
+    for view, columns, rows in report.sections:
+        if fmt in (Format.table, Format.markdown):
+            sys.stdout.write(f"{'## ' if fmt == Format.markdown else ''}{view}\n\n")
+            sys.stdout.write(render(columns, rows, fmt.value) + "\n")
+        elif view == "op_diff":
+            sys.stdout.write(render(columns, rows, fmt.value))
+
+
 def main() -> None:
     """Console-script entry point."""
     if os.environ.get("NO_COLOR") is None and not sys.stderr.isatty():

@@ -1,12 +1,13 @@
 -- check_finding — consistency findings over the whole database; `tracedb check` prints them.
 -- Grain:     one row per finding (severity error or warning) of one check on a run, rank, step.
--- Source:    step_breakdown, step_breakdown_check, comm_op_check, kernel, event, step, rank, source_file.
+-- Source:    step_breakdown, step_breakdown_check, comm_op_check, kernel, op, event, step, rank, source_file.
 -- Reference: errors: the step tiling invariant (computing + not overlapped + free = stage + bubble,
 --            torch_npu step_trace_time.csv), negative durations, two captures in one rank (two
 --            files of a one-per-rank format, e.g. two trace_view.json; tracedb ingest refuses
 --            them, older databases may hold them). Warnings: difference to the
 --            profiler's own step_trace_time.csv beyond max(500 ns, 0.05 %), kernels outside every
---            step, kernels longer than their step, step starts skewed across ranks by more than
+--            step, kernels without a launching framework op (kernel.op_id NULL, in ranks that
+--            have ops), kernels longer than their step, step starts skewed across ranks by more than
 --            1 s, a step starting before the previous one ends, ranks missing from a run
 --            (world_size or gaps in rank numbers), communication ops of a group whose count
 --            differs across the ranks of the run, comm_op differing from communication.json
@@ -44,6 +45,17 @@ WITH findings AS (
     FROM event AS e JOIN run AS r ON r.run_id = e.run_id
     WHERE e.dur_ns < 0
     GROUP BY r.run_name, e.rank
+    UNION ALL
+    SELECT 'warning', 'kernels_without_op', r.run_name, k.rank, NULL, sum(k.dur_ns) FILTER (WHERE k.op_id IS NULL),
+           CAST(count(*) FILTER (WHERE k.op_id IS NULL) AS VARCHAR) || ' of ' || CAST(count(*) AS VARCHAR)
+           || ' kernels (' || CAST(round(100.0 * coalesce(sum(k.dur_ns) FILTER (WHERE k.op_id IS NULL), 0)
+                                     / nullif(sum(k.dur_ns), 0), 1) AS VARCHAR)
+           || ' % of device time) have no launching framework op (kernel.op_id NULL)'
+    FROM kernel AS k
+    JOIN run AS r ON r.run_id = k.run_id
+    WHERE EXISTS (SELECT 1 FROM op AS o WHERE o.run_id = k.run_id AND o.rank = k.rank)
+    GROUP BY r.run_name, k.rank
+    HAVING count(*) FILTER (WHERE k.op_id IS NULL) > 0
     UNION ALL
     SELECT 'warning', 'kernels_outside_steps', r.run_name, k.rank, NULL, sum(k.dur_ns),
            CAST(count(*) AS VARCHAR) || ' kernels lie outside every step (not in step_breakdown)'

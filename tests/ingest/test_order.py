@@ -13,7 +13,7 @@ from conftest import FIXTURES, ingest_paths
 RANK0 = FIXTURES / "ascend/level1/rank0_ascend_pt"
 OUT = RANK0 / "ASCEND_PROFILER_OUTPUT"
 KINETO = FIXTURES / "kineto"
-TABLES = ("run", "rank", "step", "event", "kernel", "link", "memory", "kernel_details_raw",
+TABLES = ("run", "rank", "step", "event", "kernel", "op", "link", "memory", "kernel_details_raw",
           "profiler_step_trace", "profiler_comm_op", "profiler_comm_bandwidth", "profiler_comm_matrix")
 MEMORY = [OUT / n for n in ("memory_record.csv", "operator_memory.csv", "npu_module_mem.csv")]
 COMM = [OUT / n for n in ("communication.json", "communication_matrix.json")]
@@ -66,7 +66,7 @@ def test_ascend_rank_in_every_order_gives_identical_rows(tmp_path):
         db = tmp_path / f"{i}.duckdb"
         ingest_in_order(db, commands)
         snap = snapshot(db)
-        assert snap["kernel"] and snap["link"] and snap["memory"] and snap["step_breakdown"], name
+        assert snap["kernel"] and snap["op"] and snap["link"] and snap["memory"] and snap["step_breakdown"], name
         if base is None:
             base = snap
             continue
@@ -83,7 +83,7 @@ def test_kineto_ranks_in_either_order(tmp_path, split):
         db = tmp_path / f"{i}.duckdb"
         ingest_in_order(db, [[t] for t in order] if split else [order])
         snaps.append(snapshot(db))
-    assert snaps[0]["kernel"] and snaps[0]["step_breakdown"]
+    assert snaps[0]["kernel"] and snaps[0]["op"] and snaps[0]["step_breakdown"]
     assert [r[1] for r in snaps[0]["rank"]] == [0, 1]
     for key in snaps[0]:
         assert snaps[1][key] == snaps[0][key], key

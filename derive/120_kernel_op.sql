@@ -1,0 +1,148 @@
+-- kernel.op_id (the innermost framework op that launched each kernel of (run, rank)), then
+-- the op rows' kernel counts and device times.
+-- NPU (trace_view.json): the async_npu flow that ends at the kernel's device task (compute
+-- kernel: Ascend Hardware task with its stream and start; HCCL op: its slice on the
+-- "Group ... Communication" thread, same name, start within 1 us) starts at the op: the
+-- innermost op of the flow start's thread that starts at the flow start.
+-- Kineto: the innermost op of the launch thread running at the launch start (kernel.launch_*,
+-- derive/100: the runtime call with the kernel's correlation, else the ac2g / async_gpu /
+-- async flow start): the running count of ops at that instant, then the last op of that
+-- depth - 1 to start at or before it (zero-length ops run at no instant).
+-- Kernels of other sources, and kernels nothing links to an op, keep op_id NULL.
+-- when: SELECT count(*) > 0 FROM op WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+-- (ASOF joins below: DuckDB picks a nested loop when it estimates <= 64 probe rows, and its
+-- estimates of these joined CTEs are that low on 400k rows: 5 s become > 5 min; off here)
+SET asof_loop_join_threshold = 0;
+
+UPDATE kernel SET op_id = a.op_id
+FROM (
+    WITH tv AS (
+        FROM rank_files(getvariable('run_id'), getvariable('rank'), ['trace_view'])
+    ),
+    ops AS (
+        SELECT file_id, tid, op_id, ts_ns, dur_ns, depth, source FROM op
+        WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND source IN ('trace_view', 'kineto')
+    ),
+    -- NPU
+    flow AS (
+        SELECT file_id, ph, flow_id, process_name, tid, ts_ns
+        FROM event
+        WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND file_id IN (FROM tv)
+          AND ph IN ('s', 'f') AND cat = 'async_npu'
+    ),
+    nk AS (
+        SELECT source, kernel_id, name, ts_ns, stream_id, is_communication
+        FROM kernel
+        WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+          AND source IN ('kernel_details', 'trace_view') AND EXISTS (FROM flow)
+    ),
+    hccl_slice AS (
+        SELECT name, tid, ts_ns
+        FROM event
+        WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND file_id IN (FROM tv)
+          AND ph = 'X' AND process_name IN ('HCCL', 'Communication') AND thread_name LIKE '%Communication%'
+          AND EXISTS (FROM flow)
+    ),
+    device_end AS (
+        SELECT source, kernel_id, 'Ascend Hardware' AS process_name, stream_id AS tid, ts_ns
+        FROM nk WHERE NOT is_communication
+        UNION ALL
+        SELECT nk.source, nk.kernel_id, NULL, arg_min(h.tid, abs(h.ts_ns - nk.ts_ns)),
+               arg_min(h.ts_ns, abs(h.ts_ns - nk.ts_ns))
+        FROM nk JOIN hccl_slice AS h ON h.name = nk.name AND abs(h.ts_ns - nk.ts_ns) <= 1000
+        WHERE nk.is_communication
+        GROUP BY nk.source, nk.kernel_id
+    ),
+    flow_start AS (
+        SELECT d.source, d.kernel_id, s.file_id, s.tid, s.ts_ns
+        FROM device_end AS d
+        JOIN flow AS f ON f.ph = 'f' AND f.tid = d.tid AND f.ts_ns = d.ts_ns
+                      AND (f.process_name = d.process_name
+                           OR (d.process_name IS NULL AND f.process_name IN ('HCCL', 'Communication')))
+        JOIN flow AS s ON s.ph = 's' AND s.file_id = f.file_id AND s.flow_id = f.flow_id
+    ),
+    npu AS (
+        SELECT fs.source, fs.kernel_id, arg_max(o.op_id, (o.depth, o.op_id)) AS op_id
+        FROM flow_start AS fs
+        JOIN ops AS o ON o.file_id = fs.file_id AND o.tid = fs.tid AND o.ts_ns = fs.ts_ns
+        GROUP BY fs.source, fs.kernel_id
+    ),
+    -- Kineto
+    launch AS (
+        SELECT k.kernel_id, k.file_id, k.launch_tid AS tid, k.launch_ts_ns AS ts_ns
+        FROM kernel AS k
+        WHERE k.run_id = getvariable('run_id') AND k.rank = getvariable('rank') AND k.source = 'kineto'
+          AND k.launch_ts_ns IS NOT NULL
+    ),
+    running AS (
+        -- number of ops running on a thread from each boundary instant on (ends at t count)
+        SELECT file_id, tid, t, sum(delta) OVER (PARTITION BY file_id, tid ORDER BY t ROWS UNBOUNDED PRECEDING)
+                   AS n
+        FROM (SELECT file_id, tid, t, sum(delta) AS delta
+              FROM (SELECT file_id, tid, ts_ns AS t, 1 AS delta FROM ops WHERE dur_ns > 0 AND source = 'kineto'
+                    UNION ALL SELECT file_id, tid, ts_ns + dur_ns, -1 FROM ops WHERE dur_ns > 0 AND source = 'kineto')
+              GROUP BY ALL)
+    ),
+    kineto AS (
+        SELECT 'kineto' AS source, l.kernel_id, o.op_id
+        FROM (SELECT l.*, r.n
+              FROM launch AS l
+              ASOF JOIN running AS r ON r.file_id = l.file_id AND r.tid = l.tid AND l.ts_ns >= r.t
+              WHERE r.n > 0) AS l
+        ASOF JOIN (FROM ops WHERE dur_ns > 0 AND source = 'kineto') AS o
+          ON o.file_id = l.file_id AND o.tid = l.tid AND o.depth = l.n - 1 AND l.ts_ns >= o.ts_ns
+    )
+    SELECT * FROM npu
+    UNION ALL
+    SELECT * FROM kineto
+) AS a
+WHERE kernel.run_id = getvariable('run_id') AND kernel.rank = getvariable('rank')
+  AND kernel.source = a.source AND kernel.kernel_id = a.kernel_id;
+
+-- Per op: kernels launched directly (kernel_count, device_self_ns) and by its subtree
+-- (kernel_total_count, device_total_ns). The subtree of an op is the ops of its thread that
+-- follow it in op_id order and start before it ends; with per-thread running sums in op_id
+-- order, its total is the running sum at the last op of the thread starting before its end
+-- minus the running sum just before it.
+UPDATE op SET kernel_count = t.kernel_count, kernel_total_count = t.kernel_total_count,
+              device_self_ns = t.device_self_ns, device_total_ns = t.device_total_ns
+FROM (
+    WITH direct AS (
+        SELECT op_id, count(*) AS n, sum(dur_ns) AS ns
+        FROM kernel
+        WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND op_id IS NOT NULL
+        GROUP BY op_id
+    ),
+    cum AS (
+        SELECT o.file_id, coalesce(o.tid, '') AS tid, o.op_id, o.ts_ns, o.ts_ns + o.dur_ns AS end_ns,
+               coalesce(d.n, 0) AS n, coalesce(d.ns, 0) AS ns,
+               sum(coalesce(d.n, 0)) OVER w AS cum_n, sum(coalesce(d.ns, 0)) OVER w AS cum_ns
+        FROM op AS o
+        LEFT JOIN direct AS d ON d.op_id = o.op_id
+        WHERE o.run_id = getvariable('run_id') AND o.rank = getvariable('rank')
+          AND EXISTS (SELECT 1 FROM op WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+                                        AND parent_op_id IS NOT NULL)
+        WINDOW w AS (PARTITION BY o.file_id, coalesce(o.tid, '') ORDER BY o.op_id ROWS UNBOUNDED PRECEDING)
+    ),
+    by_start AS (
+        -- running sums after the last op of each start instant of a thread
+        SELECT file_id, tid, ts_ns, arg_max(cum_n, op_id) AS cum_n, arg_max(cum_ns, op_id) AS cum_ns
+        FROM cum GROUP BY file_id, tid, ts_ns
+    )
+    SELECT c.op_id, c.n AS kernel_count, c.ns AS device_self_ns,
+           CASE WHEN c.end_ns > c.ts_ns THEN b.cum_n - c.cum_n + c.n ELSE c.n END AS kernel_total_count,
+           CASE WHEN c.end_ns > c.ts_ns THEN b.cum_ns - c.cum_ns + c.ns ELSE c.ns END AS device_total_ns
+    FROM cum AS c
+    ASOF LEFT JOIN by_start AS b ON b.file_id = c.file_id AND b.tid = c.tid AND c.end_ns > b.ts_ns
+    UNION ALL
+    -- a flat tree (no op has a parent): every total is the op's own
+    SELECT o.op_id, coalesce(d.n, 0), coalesce(d.ns, 0), coalesce(d.n, 0), coalesce(d.ns, 0)
+    FROM op AS o
+    LEFT JOIN direct AS d ON d.op_id = o.op_id
+    WHERE o.run_id = getvariable('run_id') AND o.rank = getvariable('rank')
+      AND NOT EXISTS (SELECT 1 FROM op WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+                                         AND parent_op_id IS NOT NULL)
+) AS t
+WHERE op.run_id = getvariable('run_id') AND op.rank = getvariable('rank') AND op.op_id = t.op_id;
+
+RESET asof_loop_join_threshold;

@@ -1,0 +1,332 @@
+"""``tracedb compare``: set the baseline/comparison pair, align their framework ops, return the views.
+
+The alignment is msprof-analyze's (``compare_backend/data_prepare/sequence_pre_matching.py``,
+``utils/common_func.py``, ``utils/name_function.py``), applied to tracedb's ``op`` table:
+
+1. the ops compared are the top-level ops of each rank (children of ``ProfilerStep#N`` and ops
+   outside every step; only the steps of ``compare_step`` when a step is chosen), by start time;
+2. when both runs know their autograd thread (``op.is_backward`` not NULL), each side is cut into
+   maximal runs of backward / non-backward ops, and the runs are paired in order (if the first
+   runs differ in kind, the first run of the side with more runs is emitted unmatched);
+3. each pair of runs is aligned with ``difflib.SequenceMatcher(None, a, b, autojunk=False)`` on
+   a key per op: the op name after ``op_name_map`` (+ ``op.input_dims`` with --use-input-shape);
+   the gaps between matching blocks become ``(op, None)`` / ``(None, op)`` rows;
+4. with --max-kernel-num K, a matched pair whose both ops have children and whose larger kernel
+   count (kernels of the subtree) exceeds K is replaced by the alignment of their children,
+   recursively, in place.
+
+Ranks are paired in rank order (i-th baseline rank with i-th comparison rank; a rank without a
+partner gives unmatched rows). The pairs are stored in ``op_match``; the views are SQL over it.
+Everything else is SQL: this module only runs the sequence matcher, which needs an algorithm.
+"""
+from __future__ import annotations
+
+import os
+from collections import deque
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from itertools import zip_longest
+from pathlib import Path
+from typing import Callable, Sequence
+
+import duckdb
+
+from .errors import QueryError, TracedbError
+
+
+@dataclass
+class _Op:
+    op_id: int
+    rank: int
+    ts_ns: int
+    key: str
+    is_backward: bool | None
+    kernels: int
+    children: list = field(default_factory=list)
+
+
+def _load(con: duckdb.DuckDBPyConnection, run_id: int, use_input_shape: bool,
+          all_levels: bool) -> dict[int, list[_Op]]:
+    """Top-level ops per rank, sorted by start (children attached when ``all_levels``)."""
+    rows = con.execute(f"""
+        SELECT rank, op_id, parent_op_id, ts_ns, op_key, input_dims, is_backward, kernel_total_count, is_top
+        FROM tracedb_internal.compare_op
+        WHERE run_id = ? {'' if all_levels else 'AND is_top'}
+        ORDER BY rank, ts_ns, op_id
+    """, [run_id]).fetchall()
+    ops: dict[tuple[int, int], _Op] = {}
+    top: dict[int, list[_Op]] = {}
+    parents = []
+    for rank, op_id, parent, ts, key, dims, bwd, kernels, is_top in rows:
+        if use_input_shape:
+            key = f"{key}{dims if dims is not None else ''}"
+        op = _Op(op_id, rank, ts, key, bwd, kernels)
+        ops[(rank, op_id)] = op
+        top.setdefault(rank, [])
+        if is_top:
+            top[rank].append(op)
+        elif parent is not None:
+            parents.append((rank, parent, op))
+    for rank, parent, op in parents:        # rows are in start order, so children are too
+        p = ops.get((rank, parent))
+        if p is not None:
+            p.children.append(op)
+    return top
+
+
+def _lcs_match(base: list[_Op], comp: list[_Op]) -> list[tuple[_Op | None, _Op | None]]:
+    """msprof-analyze ``longest_common_subsequence_matching``."""
+    matcher = SequenceMatcher(None, [o.key for o in base], [o.key for o in comp], autojunk=False)
+    out: list[tuple[_Op | None, _Op | None]] = []
+    i = j = 0
+    for block in matcher.get_matching_blocks():
+        while i < block.a:
+            out.append((base[i], None))
+            i += 1
+        while j < block.b:
+            out.append((None, comp[j]))
+            j += 1
+        for k in range(block.size):
+            out.append((base[i + k], comp[j + k]))
+        i += block.size
+        j += block.size
+    out += [(o, None) for o in base[i:]]
+    out += [(None, o) for o in comp[j:]]
+    return out
+
+
+def _match(base: list[_Op], comp: list[_Op], max_kernel_num: int | None) -> list:
+    """``_match_torch_op``: the alignment, drilled down where a pair has too many kernels."""
+    if not base and not comp:
+        return []
+    result = _lcs_match(base, comp)
+    if max_kernel_num is None:
+        return result
+    out = []
+    todo = deque(reversed(result))
+    while todo:
+        b, c = todo.pop()
+        if b is None or c is None or not b.children or not c.children \
+                or max(b.kernels, c.kernels) <= max_kernel_num:
+            out.append((b, c))
+            continue
+        todo.extend(reversed(_lcs_match(b.children, c.children)))
+    return out
+
+
+def _segments(ops: list[_Op]) -> list[tuple[bool, list[_Op]]]:
+    """Maximal runs of backward / other ops (``_split_operator_data``)."""
+    out: list[tuple[bool, list[_Op]]] = []
+    for op in ops:
+        bwd = bool(op.is_backward)
+        if out and out[-1][0] == bwd:
+            out[-1][1].append(op)
+        else:
+            out.append((bwd, [op]))
+    return out
+
+
+def align_ops(base: list[_Op], comp: list[_Op], max_kernel_num: int | None = None) -> list:
+    """The aligned pairs of two ranks' top-level ops (SequencePreMatching.run, op mode)."""
+    if any(o.is_backward is None for o in base) or any(o.is_backward is None for o in comp) \
+            or not base or not comp:
+        return _match(base, comp, max_kernel_num)
+    bs, cs = _segments(base), _segments(comp)
+    out = []
+    bi = ci = 0
+    if bs[0][0] != cs[0][0]:
+        if len(bs) > len(cs):
+            out += _match(bs[0][1], [], max_kernel_num)
+            bi = 1
+        else:
+            out += _match([], cs[0][1], max_kernel_num)
+            ci = 1
+    while bi < len(bs):
+        out += _match(bs[bi][1], cs[ci][1] if ci < len(cs) else [], max_kernel_num)
+        bi += 1
+        ci += 1
+    while ci < len(cs):
+        out += _match([], cs[ci][1], max_kernel_num)
+        ci += 1
+    return out
+
+
+def align(con: duckdb.DuckDBPyConnection, baseline_run_id: int, comparison_run_id: int, *,
+          use_input_shape: bool = False, max_kernel_num: int | None = None) -> int:
+    """Align the two runs' ops and replace their ``op_match`` rows (inside the caller's
+    transaction). Returns the number of rows written."""
+    deep = max_kernel_num is not None
+    base = _load(con, baseline_run_id, use_input_shape, deep)
+    comp = _load(con, comparison_run_id, use_input_shape, deep)
+    rows = []
+    order = 0
+    for b_rank, c_rank in zip_longest(sorted(base), sorted(comp)):
+        pairs = align_ops(base.get(b_rank, []) if b_rank is not None else [],
+                          comp.get(c_rank, []) if c_rank is not None else [], max_kernel_num)
+        for b, c in pairs:
+            order += 1
+            rows.append((baseline_run_id, comparison_run_id, order,
+                         b.rank if b else None, b.op_id if b else None,
+                         c.rank if c else None, c.op_id if c else None,
+                         b.key if b and c else None))
+    con.execute("DELETE FROM op_match WHERE (baseline_run_id = ? AND comparison_run_id = ?) "
+                "OR baseline_run_id NOT IN (SELECT run_id FROM run) "
+                "OR comparison_run_id NOT IN (SELECT run_id FROM run)", [baseline_run_id, comparison_run_id])
+    if rows:
+        import pyarrow as pa
+        cols = list(zip(*rows))
+        table = pa.table({  # noqa: F841 — read by name in the INSERT below
+            "baseline_run_id": pa.array(cols[0], pa.int32()), "comparison_run_id": pa.array(cols[1], pa.int32()),
+            "order_id": pa.array(cols[2], pa.int64()), "baseline_rank": pa.array(cols[3], pa.int32()),
+            "baseline_op_id": pa.array(cols[4], pa.int64()), "comparison_rank": pa.array(cols[5], pa.int32()),
+            "comparison_op_id": pa.array(cols[6], pa.int64()), "match_key": pa.array(cols[7], pa.string())})
+        con.register("_op_match_rows", table)
+        try:
+            con.execute("INSERT INTO op_match SELECT * FROM _op_match_rows")
+        finally:
+            con.unregister("_op_match_rows")
+    return len(rows)
+
+
+# ---- the compare command -----------------------------------------------------------------------
+
+def parse_name_map(pairs: Sequence[str] = (), path: str | None = None) -> list[tuple[str, str]]:
+    """``A=B`` items (from --op-name-map and the lines of --op-name-map-file; blank lines and
+    ``#`` comments skipped) as (baseline_name, comparison_name).
+
+    >>> parse_name_map(["Optimizer.step#SGD.step=Optimizer.step#NpuFusedSGD.step"])
+    [('Optimizer.step#SGD.step', 'Optimizer.step#NpuFusedSGD.step')]
+    """
+    items = [(p, "--op-name-map", None) for p in pairs]
+    if path is not None:
+        try:
+            text = Path(path).read_text()
+        except OSError as e:
+            raise TracedbError(f"cannot read the op name map: {e.strerror}.", file=path) from e
+        items += [(line.strip(), path, n) for n, line in enumerate(text.splitlines(), 1)
+                  if line.strip() and not line.strip().startswith("#")]
+    out = []
+    for item, where, line in items:
+        a, sep, b = item.partition("=")
+        if not sep or not a.strip() or not b.strip():
+            raise TracedbError(f"op name map entry {item!r} is not BASELINE_NAME=COMPARISON_NAME.",
+                               file=where if line else None, place=f"line {line}" if line else None,
+                               hint="e.g. --op-name-map 'Optimizer.step#SGD.step=Optimizer.step#NpuFusedSGD.step'")
+        out.append((a.strip(), b.strip()))
+    return out
+
+
+@dataclass
+class CompareReport:
+    baseline: str
+    comparison: str
+    pairs: int
+    matched: int
+    sections: list = field(default_factory=list)     # (view name, columns, rows)
+
+
+def _side_name(arg: str) -> tuple[str, bool]:
+    """(run name, is a path): a path that exists is ingested under its default run name (the
+    folder name)."""
+    if not os.path.exists(arg):
+        return arg, False
+    from .ingest.detect import detect
+    return detect(Path(arg)).default_name, True
+
+
+def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
+                name_map: Sequence[tuple[str, str]] = (), use_input_shape: bool = False,
+                max_kernel_num: int | None = None, baseline_step: int | None = None,
+                comparison_step: int | None = None, limit: int | None = 20,
+                progress: Callable[[str], None] = lambda s: None) -> CompareReport:
+    """Ingest the sides given as paths, set the roles, store the name map, the steps and the
+    alignment (one transaction), and return overall_comparison (when installed) and op_diff.
+
+    Raises:
+        QueryError: a side is neither a path nor a run; both sides are the same run; a step the
+            run does not have.
+        InputError: a path cannot be ingested (that side's ingest is rolled back).
+    """
+    from . import db as _db
+    from .ingest import ingest as _ingest
+
+    if max_kernel_num is not None and max_kernel_num < 0:
+        raise QueryError("--max-kernel-num must be 0 or more.")
+    b_name, b_path = _side_name(baseline)
+    c_name, c_path = _side_name(comparison)
+    if b_path and c_path and b_name == c_name:
+        b_name, c_name = f"{b_name}_baseline", f"{c_name}_comparison"
+    con = _db.connect(db) if (b_path or c_path) else _db.connect(db, must_exist=True)
+    try:
+        for arg, name, is_path, role in ((baseline, b_name, b_path, "baseline"),
+                                         (comparison, c_name, c_path, "comparison")):
+            if is_path:
+                progress(f"ingesting {arg} as run {name} ({role})")
+                _ingest(con, [arg], run=name, role=role, progress=progress)
+        has_run = con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' "
+                              "AND table_name = 'run'").fetchone()[0]
+        ids = {}
+        for name, flag in ((b_name, "BASELINE"), (c_name, "COMPARISON")):
+            row = con.execute("SELECT run_id FROM run WHERE run_name = ?", [name]).fetchone() if has_run else None
+            if row is None:
+                names = [r[0] for r in con.execute("SELECT run_name FROM run ORDER BY run_id").fetchall()] \
+                    if has_run else []
+                raise QueryError(f"{flag} {name!r} is neither a path nor a run in the database.",
+                                 file=str(_db.resolve_db_path(db)),
+                                 hint=f"runs: {', '.join(names) or 'none yet'}; or give a profiler folder / trace file.")
+            ids[flag] = row[0]
+        if ids["BASELINE"] == ids["COMPARISON"]:
+            raise QueryError(f"baseline and comparison are the same run ({b_name}).",
+                             hint="compare two runs, e.g. tracedb compare gpu_run npu_run.")
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for role, run_id in (("baseline", ids["BASELINE"]), ("comparison", ids["COMPARISON"])):
+                con.execute("UPDATE run SET role = NULL WHERE role = ? AND run_id <> ?", [role, run_id])
+                con.execute("UPDATE run SET role = ? WHERE run_id = ?", [role, run_id])
+            for a, b in name_map:
+                con.execute("DELETE FROM op_name_map WHERE baseline_name = ?", [a])
+                con.execute("INSERT INTO op_name_map VALUES (?, ?)", [a, b])
+            for run_id, name, step, flag in ((ids["BASELINE"], b_name, baseline_step, "--baseline-step"),
+                                             (ids["COMPARISON"], c_name, comparison_step, "--comparison-step")):
+                con.execute("DELETE FROM compare_step WHERE run_id = ?", [run_id])
+                if step is None:
+                    continue
+                if not con.execute("SELECT 1 FROM step WHERE run_id = ? AND step = ?", [run_id, step]).fetchone():
+                    have = [r[0] for r in con.execute("SELECT DISTINCT step FROM step WHERE run_id = ? ORDER BY 1",
+                                                      [run_id]).fetchall()]
+                    raise QueryError(f"{flag} {step}: run {name} has no step {step}.",
+                                     hint=f"its steps: {', '.join(map(str, have)) or 'none'}.")
+                con.execute("INSERT INTO compare_step VALUES (?, ?)", [run_id, step])
+            pairs = align(con, ids["BASELINE"], ids["COMPARISON"], use_input_shape=use_input_shape,
+                          max_kernel_num=max_kernel_num)
+            con.execute("COMMIT")
+        except BaseException:
+            try:
+                con.execute("ROLLBACK")
+            except duckdb.Error:
+                pass
+            raise
+        for name, run_id in ((b_name, ids["BASELINE"]), (c_name, ids["COMPARISON"])):
+            if not con.execute("SELECT count(*) FROM op WHERE run_id = ?", [run_id]).fetchone()[0]:
+                progress(f"note: run {name} has no framework ops (cpu_op events with flows to its kernels), so "
+                         "op_diff, op_alignment, api_diff and memory_diff have nothing of it; kernel_diff and "
+                         "communication_diff compare its kernels")
+        matched = con.execute("SELECT count(*) FROM op_match WHERE baseline_run_id = ? AND comparison_run_id = ? "
+                              "AND baseline_op_id IS NOT NULL AND comparison_op_id IS NOT NULL",
+                              [ids["BASELINE"], ids["COMPARISON"]]).fetchone()[0]
+        report = CompareReport(b_name, c_name, pairs, matched)
+        views = ["overall_comparison"] if con.execute(
+            "SELECT 1 FROM tracedb_object WHERE name = 'overall_comparison'").fetchone() else []
+        for view in views + ["op_diff"]:
+            sql = f"SELECT * FROM {view}" + (f" LIMIT {int(limit)}" if limit is not None and view == "op_diff" else "")
+            cur = con.execute(sql)
+            report.sections.append((view, [d[0] for d in cur.description], cur.fetchall()))
+        try:
+            con.execute("CHECKPOINT")
+        except duckdb.Error:
+            pass
+        return report
+    except duckdb.Error as e:
+        raise TracedbError(f"compare failed: {str(e).splitlines()[0]}") from e
+    finally:
+        con.close()
