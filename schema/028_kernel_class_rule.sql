@@ -112,6 +112,7 @@ VALUES
     (114, 'npu', 'op_type', '%bwd%', NULL, NULL, 'bwd', NULL, 510, 'msprof-analyze BWD_LIST on Type'),
     (115, 'npu', 'op_type', '%grad%', NULL, NULL, 'bwd', NULL, 510, 'msprof-analyze BWD_LIST on Type'),
     (116, 'npu', 'op_type', '%backward%', NULL, NULL, 'bwd', NULL, 510, 'msprof-analyze BWD_LIST on Type'),
+    (117, 'npu', 'op_type', '%back%', NULL, NULL, 'bwd', NULL, 510, 'msprof-analyze BWD_LIST on Type (Conv2DBackpropFilter ...)'),
     -- collective type of communication kernels (name, then launching op)
     (200, NULL, 'name', '%all\_reduce%', NULL, NULL, NULL, 'allreduce', 600, 'collective from the name'),
     (201, NULL, 'name', '%allreduce%', NULL, NULL, NULL, 'allreduce', 600, 'collective from the name'),

@@ -1,13 +1,21 @@
 -- capture_island — islands of the union of a rank's device events over the whole capture (all
 -- steps and the kernels outside every step): of its computing kernels (kind computing), its
 -- communication ops (communication), both (busy), both and copies (all), and of computing
--- kernels with the ops of one communication group (group, group_name set).
+-- kernels with the ops of one communication group (group, group_name set) and of computing
+-- kernels with the group's wait tasks (wait, group_name set).
 -- Grain:     one row per maximal interval of a (run, rank, kind, group_name) covered by at least
 --            one member.
--- Source:    tracedb_internal.kernel_class (is_communication, is_copy, group_name).
+-- Source:    tracedb_internal.kernel_class (is_communication, is_copy, group_name); link (HCCL
+--            plane tasks of trace_view.json: Notify_Wait, RDMASend).
 -- Reference: msprof-analyze's overall numbers are whole-capture (analyses.md §2.1): Computing
 --            = |U(compute)|, Uncovered Communication = |U(busy)| − |U(compute)|; per group,
 --            |U(compute ∪ group)| − |U(compute)| = the group's ops inside the uncovered time.
+--            Wait (msprof-analyze npu_profiling_parser __add_communication_wait_time): per group,
+--            the Notify_Wait tasks of each plane, except one whose previous two tasks on the
+--            plane are RDMASend, RDMASend or whose previous four are RDMASend, RDMASend,
+--            Notify_Wait, RDMASend (RDMA transfer); the plane with the least such wait (a plane
+--            without any: 0; ties: lowest plane_id); Wait = |those waits \ U(computing)| (the
+--            waits lie inside the group's communication ops).
 --            Touching intervals merge (next start <= running max end).
 -- Units:     *_ns integer nanoseconds since the epoch.
 CREATE OR REPLACE VIEW tracedb_internal.capture_island AS
@@ -15,6 +23,37 @@ WITH groups AS (
     SELECT DISTINCT run_id, rank, group_name
     FROM tracedb_internal.kernel_class
     WHERE is_communication AND group_name IS NOT NULL
+),
+plane_task AS (
+    SELECT
+        run_id, rank, group_name, plane_id, task_name, ts_ns, dur_ns,
+        lag(task_name, 1) OVER w AS t1, lag(task_name, 2) OVER w AS t2,
+        lag(task_name, 3) OVER w AS t3, lag(task_name, 4) OVER w AS t4
+    FROM link
+    WHERE group_name IS NOT NULL AND plane_id IS NOT NULL
+    WINDOW w AS (PARTITION BY run_id, rank, group_name, plane_id ORDER BY ts_ns, dur_ns)
+),
+notify_wait AS (
+    SELECT run_id, rank, group_name, plane_id, ts_ns, dur_ns
+    FROM plane_task
+    WHERE task_name = 'Notify_Wait'
+      AND NOT (coalesce(t1 = 'RDMASend', false) AND coalesce(t2 = 'RDMASend', false))
+      AND NOT (coalesce(t1 = 'RDMASend', false) AND coalesce(t2 = 'Notify_Wait', false)
+               AND coalesce(t3 = 'RDMASend', false) AND coalesce(t4 = 'RDMASend', false))
+),
+plane_wait AS (
+    SELECT p.run_id, p.rank, p.group_name, p.plane_id, coalesce(sum(w.dur_ns), 0) AS wait_ns
+    FROM (SELECT DISTINCT run_id, rank, group_name, plane_id FROM link
+          WHERE group_name IS NOT NULL AND plane_id IS NOT NULL) AS p
+    LEFT JOIN notify_wait AS w
+        ON w.run_id = p.run_id AND w.rank = p.rank AND w.group_name = p.group_name AND w.plane_id = p.plane_id
+    GROUP BY p.run_id, p.rank, p.group_name, p.plane_id
+),
+wait_plane AS (
+    SELECT run_id, rank, group_name, plane_id
+    FROM (SELECT *, row_number() OVER (PARTITION BY run_id, rank, group_name ORDER BY wait_ns, plane_id) AS n
+          FROM plane_wait) AS x
+    WHERE n = 1
 ),
 member AS (
     SELECT 'computing' AS kind, run_id, rank, CAST(NULL AS VARCHAR) AS group_name, kernel_id, ts_ns AS start_ns,
@@ -38,6 +77,17 @@ member AS (
     JOIN groups AS g
         ON g.run_id = k.run_id AND g.rank = k.rank
     WHERE (NOT k.is_communication AND NOT k.is_copy) OR (k.is_communication AND k.group_name = g.group_name)
+    UNION ALL
+    SELECT 'wait', k.run_id, k.rank, g.group_name, k.kernel_id, k.ts_ns, k.ts_ns + k.dur_ns
+    FROM tracedb_internal.kernel_class AS k
+    JOIN wait_plane AS g
+        ON g.run_id = k.run_id AND g.rank = k.rank
+    WHERE NOT k.is_communication AND NOT k.is_copy
+    UNION ALL
+    SELECT 'wait', w.run_id, w.rank, w.group_name, -row_number() OVER (ORDER BY w.ts_ns), w.ts_ns, w.ts_ns + w.dur_ns
+    FROM notify_wait AS w
+    JOIN wait_plane AS p
+        ON p.run_id = w.run_id AND p.rank = w.rank AND p.group_name = w.group_name AND p.plane_id = w.plane_id
 ),
 with_previous_end AS (
     SELECT
@@ -58,10 +108,10 @@ numbered AS (
     FROM with_previous_end
 )
 SELECT
-    kind::VARCHAR          AS kind,        -- computing, communication, busy (both), all (and copies) or group
+    kind::VARCHAR          AS kind,        -- computing, communication, busy (both), all (and copies), group or wait
     run_id::INTEGER        AS run_id,      -- run
     rank::INTEGER          AS rank,        -- rank
-    group_name::VARCHAR    AS group_name,  -- kind group: the communication group; NULL otherwise
+    group_name::VARCHAR    AS group_name,  -- kinds group and wait: the communication group; NULL otherwise
     island::BIGINT         AS island,      -- island number within the (kind, group), from 1
     min(start_ns)::BIGINT  AS start_ns,    -- island start, ns
     max(end_ns)::BIGINT    AS end_ns       -- island end, ns

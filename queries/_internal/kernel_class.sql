@@ -47,6 +47,15 @@ key_best AS (
                   END) LIKE lower(u.pattern) ESCAPE '\'
     GROUP BY x.platform, x.name, x.op_type, x.accelerator_core, x.task_type, x.copy_kind, x.source, x.is_communication
 ),
+key_class AS (
+    -- the winning value of each column per key, resolved here rather than per kernel
+    SELECT b.*, c.category, c.rule_id, s.sub_category, d.direction, t.collective
+    FROM key_best AS b
+    LEFT JOIN rule AS c ON c.ord = b.category_ord
+    LEFT JOIN rule AS s ON s.ord = b.sub_category_ord
+    LEFT JOIN rule AS d ON d.ord = b.direction_ord
+    LEFT JOIN rule AS t ON t.ord = b.collective_ord
+),
 launch_op AS (
     SELECT DISTINCT run_id, rank, op_id
     FROM kernel
@@ -103,23 +112,38 @@ op_best AS (
         ON b.platform IS NOT DISTINCT FROM r.platform AND b.name = c.name
     GROUP BY c.run_id, c.rank, c.op_id
 ),
+op_class AS (
+    SELECT b.*, c.category, c.rule_id, s.sub_category, d.direction, t.collective
+    FROM op_best AS b
+    LEFT JOIN rule AS c ON c.ord = b.category_ord
+    LEFT JOIN rule AS s ON s.ord = b.sub_category_ord
+    LEFT JOIN rule AS d ON d.ord = b.direction_ord
+    LEFT JOIN rule AS t ON t.ord = b.collective_ord
+),
 best AS (
+    -- per column, the launching op's rule when it comes first, else the key's
     SELECT
         k.run_id, k.rank, k.kernel_id, k.step, k.name, k.group_name, k.ts_ns, k.dur_ns, k.copy_kind,
         k.size_bytes, k.op_id,
-        least(kb.category_ord, ob.category_ord) AS category_ord,
-        least(kb.sub_category_ord, ob.sub_category_ord) AS sub_category_ord,
-        least(kb.direction_ord, ob.direction_ord) AS direction_ord,
-        least(kb.collective_ord, ob.collective_ord) AS collective_ord
+        CASE WHEN ob.category_ord < coalesce(kb.category_ord, ob.category_ord + 1)
+             THEN ob.category ELSE kb.category END AS category,
+        CASE WHEN ob.category_ord < coalesce(kb.category_ord, ob.category_ord + 1)
+             THEN ob.rule_id ELSE kb.rule_id END AS rule_id,
+        CASE WHEN ob.sub_category_ord < coalesce(kb.sub_category_ord, ob.sub_category_ord + 1)
+             THEN ob.sub_category ELSE kb.sub_category END AS sub_category,
+        CASE WHEN ob.direction_ord < coalesce(kb.direction_ord, ob.direction_ord + 1)
+             THEN ob.direction ELSE kb.direction END AS direction,
+        CASE WHEN ob.collective_ord < coalesce(kb.collective_ord, ob.collective_ord + 1)
+             THEN ob.collective ELSE kb.collective END AS collective
     FROM kernel AS k
     JOIN run AS r
         ON r.run_id = k.run_id
-    LEFT JOIN key_best AS kb
+    LEFT JOIN key_class AS kb
         ON kb.platform IS NOT DISTINCT FROM r.platform AND kb.name IS NOT DISTINCT FROM k.name
         AND kb.op_type IS NOT DISTINCT FROM k.op_type AND kb.accelerator_core IS NOT DISTINCT FROM k.accelerator_core
         AND kb.task_type IS NOT DISTINCT FROM k.task_type AND kb.copy_kind IS NOT DISTINCT FROM k.copy_kind
         AND kb.source IS NOT DISTINCT FROM k.source AND kb.is_communication = k.is_communication
-    LEFT JOIN op_best AS ob
+    LEFT JOIN op_class AS ob
         ON ob.run_id = k.run_id AND ob.rank = k.rank AND ob.op_id = k.op_id
 )
 SELECT
@@ -134,22 +158,14 @@ SELECT
     b.copy_kind::VARCHAR                                   AS copy_kind,         -- kernel.copy_kind
     b.size_bytes::BIGINT                                   AS size_bytes,        -- kernel.size_bytes
     b.op_id::BIGINT                                        AS op_id,             -- launching framework op
-    coalesce(c.category, 'Other')::VARCHAR                 AS category,          -- category of the winning rule; Other when no rule gives one
-    CASE WHEN coalesce(c.category, 'Other') NOT IN ('Communication', 'Memcpy', 'Memset', 'SDMA', 'Lccl')
-         THEN s.sub_category END::VARCHAR                  AS sub_category,      -- cube, vector or trans (compute kernels only)
-    d.direction::VARCHAR                                   AS direction,         -- fwd or bwd when a rule says
-    CASE WHEN c.category = 'Communication' THEN t.collective END::VARCHAR
+    coalesce(b.category, 'Other')::VARCHAR                 AS category,          -- category of the winning rule; Other when no rule gives one
+    CASE WHEN coalesce(b.category, 'Other') NOT IN ('Communication', 'Memcpy', 'Memset', 'SDMA', 'Lccl')
+         THEN b.sub_category END::VARCHAR                  AS sub_category,      -- cube, vector or trans (compute kernels only)
+    b.direction::VARCHAR                                   AS direction,         -- fwd or bwd when a rule says
+    CASE WHEN b.category = 'Communication' THEN b.collective END::VARCHAR
                                                            AS collective,        -- normalised collective type (communication only)
-    c.rule_id::INTEGER                                     AS rule_id,           -- kernel_class_rule.rule_id that gave the category; NULL = none
-    coalesce(c.category = 'Communication', false)::BOOLEAN AS is_communication,  -- communication op
-    coalesce(c.category IN ('Memcpy', 'Memset', 'SDMA'), false)::BOOLEAN
+    b.rule_id::INTEGER                                     AS rule_id,           -- kernel_class_rule.rule_id that gave the category; NULL = none
+    coalesce(b.category = 'Communication', false)::BOOLEAN AS is_communication,  -- communication op
+    coalesce(b.category IN ('Memcpy', 'Memset', 'SDMA'), false)::BOOLEAN
                                                            AS is_copy            -- copy: neither computing nor communication
-FROM best AS b
-LEFT JOIN rule AS c
-    ON c.ord = b.category_ord
-LEFT JOIN rule AS s
-    ON s.ord = b.sub_category_ord
-LEFT JOIN rule AS d
-    ON d.ord = b.direction_ord
-LEFT JOIN rule AS t
-    ON t.ord = b.collective_ord;
+FROM best AS b;

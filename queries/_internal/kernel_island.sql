@@ -1,6 +1,6 @@
 -- kernel_island — islands of the union of a step's kernels: of its computing kernels (kind
--- computing), of its computing and communication kernels (kind busy) and of those and its
--- copies (kind all).
+-- computing), of its computing and communication kernels (kind busy) and, in steps with a copy,
+-- of those and its copies (kind all).
 -- Grain:     one row per maximal interval of a (run, rank, step, kind) covered by at least one
 --            kernel of the kind.
 -- Source:    tracedb_internal.step_kernel.
@@ -10,7 +10,13 @@
 --            kernel_id) order.
 -- Units:     *_ns integer nanoseconds.
 CREATE OR REPLACE VIEW tracedb_internal.kernel_island AS
-WITH member AS (
+WITH copy_step AS (
+    -- steps with a copy: the only ones whose kind all differs from busy
+    SELECT DISTINCT run_id, rank, step
+    FROM tracedb_internal.step_kernel
+    WHERE is_copy
+),
+member AS (
     SELECT 'computing' AS kind, run_id, rank, step, kernel_id, name, start_ns, end_ns
     FROM tracedb_internal.step_kernel
     WHERE NOT is_communication AND NOT is_copy
@@ -19,8 +25,10 @@ WITH member AS (
     FROM tracedb_internal.step_kernel
     WHERE NOT is_copy
     UNION ALL
-    SELECT 'all' AS kind, run_id, rank, step, kernel_id, name, start_ns, end_ns
-    FROM tracedb_internal.step_kernel
+    SELECT 'all' AS kind, k.run_id, k.rank, k.step, k.kernel_id, k.name, k.start_ns, k.end_ns
+    FROM tracedb_internal.step_kernel AS k
+    JOIN copy_step AS c
+        ON c.run_id = k.run_id AND c.rank = k.rank AND c.step IS NOT DISTINCT FROM k.step
 ),
 with_previous_end AS (
     SELECT

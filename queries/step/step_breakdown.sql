@@ -43,11 +43,10 @@ computing AS (
     GROUP BY run_id, rank, step
 ),
 copy AS (
-    -- copies not under computing or communication: |U(all)| - |U(computing ∪ communication)|
-    SELECT run_id, rank, step,
-           sum(CASE WHEN kind = 'all' THEN end_ns - start_ns ELSE start_ns - end_ns END) AS copy_ns
+    -- |U(computing ∪ communication ∪ copies)| of the steps with a copy
+    SELECT run_id, rank, step, sum(end_ns - start_ns) AS all_ns
     FROM tracedb_internal.kernel_island
-    WHERE kind IN ('all', 'busy')
+    WHERE kind = 'all'
     GROUP BY run_id, rank, step
 ),
 communication AS (
@@ -96,7 +95,9 @@ parts AS (
         coalesce(c.computing_ns, 0) AS computing_ns,
         coalesce(m.communication_ns, 0) AS communication_ns,
         coalesce(m.overlapped_ns, 0) AS overlapped_ns,
-        coalesce(y.copy_ns, 0) AS copy_ns,
+        -- copies outside computing and communication: |U(all)| − |U(computing ∪ communication)|
+        coalesce(y.all_ns - (coalesce(c.computing_ns, 0) + coalesce(m.communication_ns, 0)
+                             - coalesce(m.overlapped_ns, 0)), 0) AS copy_ns,
         coalesce(s.host_start_ns, CASE WHEN w.step IS NULL THEN f.ts_ns END) AS host_start_ns
     FROM step_window AS w
     LEFT JOIN computing AS c
