@@ -102,3 +102,55 @@ def test_framework_op_rows_differ_only_in_where_vector_kernels_go(level1_db):
         assert abs(Decimal(ours) - theirs) <= TOL, rank
         moved = sum(MSPROF[(f"{m} (Vector)", m)][col + 1] for m in ("Conv (Forward)", "Conv (Backward)", "Matmul"))
         assert got[("Vector", rank)][1] == MSPROF[("Vector", "Computing Time")][col + 1] + moved
+
+
+# msprof-analyze's Diff Duration(ms) (rounded to 2 decimals) and Diff Ratio (rounded to 4) of the
+# same sheet: base = rank 0 run, comparison = rank 1 run.
+MSPROF_DIFF = {
+    ("Computing Time", None): ("0", "1.0005"),
+    ("Conv (Forward) (Cube)", "Conv (Forward)"): ("0", "0.9987"),
+    ("Conv (Backward) (Cube)", "Conv (Backward)"): ("0.01", "1.0064"),
+    ("Matmul (Cube)", "Matmul"): ("0.03", "1.0255"),
+    ("SDMA (Tensor Move)", "Computing Time"): ("0", "0.9961"),
+    ("Uncovered Communication Time", None): ("-5.6", "0.945"),
+    ("Group 0 Communication", "Uncovered Communication Time"): ("-5.6", "0.945"),
+    ("Free Time", None): ("0.93", "1.0362"),
+    ("E2E Time", None): ("-4.67", "0.9658"),
+}
+
+
+def test_overall_comparison_between_two_runs(tmp_path):
+    root = corpus_path(LEVEL1)
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, root / "rank0_ascend_pt", run="base", role="baseline")
+    ingest_paths(db, root / "rank1_ascend_pt", run="cmp", role="comparison")
+    got = {(m, p): (b, c, d, r, bc, cc, be, ce) for m, p, b, c, d, r, bc, cc, be, ce in rows(
+        db, "SELECT metric, parent_metric, baseline_dur_ns, comparison_dur_ns, diff_ns, diff_ratio, "
+            "baseline_kernel_count, comparison_kernel_count, baseline_ratio_of_e2e, comparison_ratio_of_e2e "
+            "FROM overall_comparison")}
+    for key, (diff_ms, ratio) in MSPROF_DIFF.items():
+        b, c, d, r, bc, cc, be, ce = got[key]
+        assert d == c - b
+        assert round(Decimal(d) / 1_000_000, 2) == Decimal(diff_ms), key
+        assert round(Decimal(r), 4) == Decimal(ratio), key
+        ms0, n0, ms1, n1 = MSPROF[key]
+        assert (bc, cc) == (n0, n1), key
+        # Duration Ratio: each side over its own E2E
+        assert abs(be - float(ms0) / 136.581009) < 1e-5 and abs(ce - float(ms1) / 131.912616) < 1e-5, key
+    assert rows(db, "SELECT count(*) FROM overall_comparison_between('base', 'cmp') "
+                    "EXCEPT SELECT count(*) FROM overall_comparison") == []
+    # Mem Usage (msprof-analyze prints 2.06G on both sides: max Total Reserved(MB) / 1024)
+    ((mb, mc),) = rows(db, "SELECT baseline_size_bytes, comparison_size_bytes FROM overall_comparison "
+                           "WHERE metric = 'Mem Usage'")
+    assert (round(mb / 1024 ** 3, 2), round(mc / 1024 ** 3, 2)) == (2.06, 2.06)
+
+
+def test_ranks_are_averaged(tmp_path):
+    """Two ranks in one run: each number is the per-rank average of overall_summary."""
+    root = corpus_path(LEVEL1)
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, root / "rank0_ascend_pt", root / "rank1_ascend_pt", run="both")
+    ((b, n),) = rows(db, "SELECT baseline_dur_ns, baseline_kernel_count FROM overall_comparison_between('both', 'both') "
+                         "WHERE metric = 'E2E Time'")
+    ((s,),) = rows(db, "SELECT sum(dur_ns) FROM overall_summary WHERE metric = 'E2E Time'")
+    assert b == round(s / 2) and n is None
