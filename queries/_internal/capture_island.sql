@@ -25,13 +25,17 @@ WITH groups AS (
     WHERE is_communication AND group_name IS NOT NULL
 ),
 plane_task AS (
-    SELECT
-        run_id, rank, group_name, plane_id, task_name, ts_ns, dur_ns,
-        lag(task_name, 1) OVER w AS t1, lag(task_name, 2) OVER w AS t2,
-        lag(task_name, 3) OVER w AS t3, lag(task_name, 4) OVER w AS t4
-    FROM link
-    WHERE group_name IS NOT NULL AND plane_id IS NOT NULL
-    WINDOW w AS (PARTITION BY run_id, rank, group_name, plane_id ORDER BY ts_ns, dur_ns)
+    -- the four tasks before each task on its plane, by one-step lag() layers (a lag() with an
+    -- offset does not survive DuckDB 2.0's view text for the 1.5 shell)
+    SELECT *, lag(t3) OVER (PARTITION BY run_id, rank, group_name, plane_id ORDER BY ts_ns, dur_ns, seq) AS t4
+    FROM (SELECT *, lag(t2) OVER (PARTITION BY run_id, rank, group_name, plane_id ORDER BY ts_ns, dur_ns, seq) AS t3
+          FROM (SELECT *, lag(t1) OVER (PARTITION BY run_id, rank, group_name, plane_id ORDER BY ts_ns, dur_ns, seq) AS t2
+                FROM (SELECT *, lag(task_name) OVER (PARTITION BY run_id, rank, group_name, plane_id ORDER BY ts_ns, dur_ns, seq) AS t1
+                      FROM (SELECT run_id, rank, group_name, plane_id, task_name, ts_ns, dur_ns,
+                                   row_number() OVER (PARTITION BY run_id, rank, group_name, plane_id
+                                                      ORDER BY ts_ns, dur_ns, task_name) AS seq
+                            FROM link
+                            WHERE group_name IS NOT NULL AND plane_id IS NOT NULL) AS l0) AS l1) AS l2) AS l3
 ),
 notify_wait AS (
     SELECT run_id, rank, group_name, plane_id, ts_ns, dur_ns
