@@ -2,7 +2,8 @@
 -- steps and the kernels outside every step): of its computing kernels (kind computing), its
 -- communication ops (communication), both (busy), both and copies (all), and of computing
 -- kernels with the ops of one communication group (group, group_name set) and of computing
--- kernels with the group's wait tasks (wait, group_name set).
+-- kernels with the group's wait tasks (wait, group_name set) and of computing kernels with the
+-- ops of two groups (pair, group_name < other_group_name).
 -- Grain:     one row per maximal interval of a (run, rank, kind, group_name) covered by at least
 --            one member.
 -- Source:    tracedb_internal.kernel_class (is_communication, is_copy, group_name); link (HCCL
@@ -16,6 +17,8 @@
 --            Notify_Wait, RDMASend (RDMA transfer); the plane with the least such wait (a plane
 --            without any: 0; ties: lowest plane_id); Wait = |those waits \ U(computing)| (the
 --            waits lie inside the group's communication ops).
+--            Pair: |(A ∩ B) \ U(computing)| = |A \ C| + |B \ C| − |(A ∪ B) \ C| is msprof-analyze's
+--            Uncovered Communication Overlapped of groups A and B.
 --            Touching intervals merge (next start <= running max end).
 -- Units:     *_ns integer nanoseconds since the epoch.
 CREATE OR REPLACE VIEW tracedb_internal.capture_island AS
@@ -59,45 +62,58 @@ wait_plane AS (
           FROM plane_wait) AS x
     WHERE n = 1
 ),
+group_pair AS (
+    SELECT a.run_id, a.rank, a.group_name, b.group_name AS other_group_name
+    FROM groups AS a
+    JOIN groups AS b
+        ON b.run_id = a.run_id AND b.rank = a.rank AND a.group_name < b.group_name
+),
 member AS (
-    SELECT 'computing' AS kind, run_id, rank, CAST(NULL AS VARCHAR) AS group_name, kernel_id, ts_ns AS start_ns,
-           ts_ns + dur_ns AS end_ns
+    SELECT 'computing' AS kind, run_id, rank, CAST(NULL AS VARCHAR) AS group_name,
+           CAST(NULL AS VARCHAR) AS other_group_name, kernel_id, ts_ns AS start_ns, ts_ns + dur_ns AS end_ns
     FROM tracedb_internal.kernel_class
     WHERE NOT is_communication AND NOT is_copy
     UNION ALL
-    SELECT 'communication', run_id, rank, NULL, kernel_id, ts_ns, ts_ns + dur_ns
+    SELECT 'communication', run_id, rank, NULL, NULL, kernel_id, ts_ns, ts_ns + dur_ns
     FROM tracedb_internal.kernel_class
     WHERE is_communication
     UNION ALL
-    SELECT 'busy', run_id, rank, NULL, kernel_id, ts_ns, ts_ns + dur_ns
+    SELECT 'busy', run_id, rank, NULL, NULL, kernel_id, ts_ns, ts_ns + dur_ns
     FROM tracedb_internal.kernel_class
     WHERE NOT is_copy
     UNION ALL
-    SELECT 'all', run_id, rank, NULL, kernel_id, ts_ns, ts_ns + dur_ns
+    SELECT 'all', run_id, rank, NULL, NULL, kernel_id, ts_ns, ts_ns + dur_ns
     FROM tracedb_internal.kernel_class
     UNION ALL
-    SELECT 'group', k.run_id, k.rank, g.group_name, k.kernel_id, k.ts_ns, k.ts_ns + k.dur_ns
+    SELECT 'group', k.run_id, k.rank, g.group_name, NULL, k.kernel_id, k.ts_ns, k.ts_ns + k.dur_ns
     FROM tracedb_internal.kernel_class AS k
     JOIN groups AS g
         ON g.run_id = k.run_id AND g.rank = k.rank
     WHERE (NOT k.is_communication AND NOT k.is_copy) OR (k.is_communication AND k.group_name = g.group_name)
     UNION ALL
-    SELECT 'wait', k.run_id, k.rank, g.group_name, k.kernel_id, k.ts_ns, k.ts_ns + k.dur_ns
+    SELECT 'wait', k.run_id, k.rank, g.group_name, NULL, k.kernel_id, k.ts_ns, k.ts_ns + k.dur_ns
     FROM tracedb_internal.kernel_class AS k
     JOIN wait_plane AS g
         ON g.run_id = k.run_id AND g.rank = k.rank
     WHERE NOT k.is_communication AND NOT k.is_copy
     UNION ALL
-    SELECT 'wait', w.run_id, w.rank, w.group_name, -row_number() OVER (ORDER BY w.ts_ns), w.ts_ns, w.ts_ns + w.dur_ns
+    SELECT 'wait', w.run_id, w.rank, w.group_name, NULL, -row_number() OVER (ORDER BY w.ts_ns), w.ts_ns, w.ts_ns + w.dur_ns
     FROM notify_wait AS w
     JOIN wait_plane AS p
         ON p.run_id = w.run_id AND p.rank = w.rank AND p.group_name = w.group_name AND p.plane_id = w.plane_id
+    UNION ALL
+    SELECT 'pair', k.run_id, k.rank, g.group_name, g.other_group_name, k.kernel_id, k.ts_ns, k.ts_ns + k.dur_ns
+    FROM tracedb_internal.kernel_class AS k
+    JOIN group_pair AS g
+        ON g.run_id = k.run_id AND g.rank = k.rank
+    WHERE (NOT k.is_communication AND NOT k.is_copy)
+       OR (k.is_communication AND k.group_name IN (g.group_name, g.other_group_name))
 ),
 with_previous_end AS (
     SELECT
         *,
         max(end_ns) OVER (
-            PARTITION BY kind, run_id, rank, group_name ORDER BY start_ns, end_ns, kernel_id
+            PARTITION BY kind, run_id, rank, group_name, other_group_name ORDER BY start_ns, end_ns, kernel_id
             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
         ) AS previous_max_end_ns
     FROM member
@@ -106,18 +122,19 @@ numbered AS (
     SELECT
         *,
         sum(CASE WHEN previous_max_end_ns IS NULL OR start_ns > previous_max_end_ns THEN 1 ELSE 0 END)
-            OVER (PARTITION BY kind, run_id, rank, group_name ORDER BY start_ns, end_ns, kernel_id
+            OVER (PARTITION BY kind, run_id, rank, group_name, other_group_name ORDER BY start_ns, end_ns, kernel_id
                   ROWS UNBOUNDED PRECEDING)
             AS island
     FROM with_previous_end
 )
 SELECT
-    kind::VARCHAR          AS kind,        -- computing, communication, busy (both), all (and copies), group or wait
+    kind::VARCHAR          AS kind,        -- computing, communication, busy (both), all (and copies), group, wait or pair
     run_id::INTEGER        AS run_id,      -- run
     rank::INTEGER          AS rank,        -- rank
-    group_name::VARCHAR    AS group_name,  -- kinds group and wait: the communication group; NULL otherwise
+    group_name::VARCHAR        AS group_name,        -- kinds group, wait and pair: the communication group; NULL otherwise
+    other_group_name::VARCHAR  AS other_group_name,  -- kind pair: the second group (group_name < other_group_name); NULL otherwise
     island::BIGINT         AS island,      -- island number within the (kind, group), from 1
     min(start_ns)::BIGINT  AS start_ns,    -- island start, ns
     max(end_ns)::BIGINT    AS end_ns       -- island end, ns
 FROM numbered
-GROUP BY kind, run_id, rank, group_name, island;
+GROUP BY kind, run_id, rank, group_name, other_group_name, island;

@@ -13,7 +13,9 @@
 --            by sub_category, Vector into (Trans) and (No Trans)); Other = max(0, Computing − every
 --            category) without a count; Computing Time's count = kernels in a named category. Per
 --            group: Uncovered = |group ops \ U(computing)|, Wait = chosen plane's Notify_Waits
---            outside computing (capture_island), Transmit = Uncovered − Wait. Free Time = E2E −
+--            outside computing (capture_island), Transmit = Uncovered − Wait; Uncovered Communication
+--            Overlapped (per pair of groups, and their sum) = time two groups are exposed at once.
+--            Free Time = E2E −
 --            Computing − Uncovered; its SDMA row = copies outside computing and communication, Free
 --            = the rest. Mem Usage: max Total Reserved (size_bytes). The group label is
 --            "Group <g> Communication" (trace thread name).
@@ -43,6 +45,22 @@ grp AS (
         ON c.run_id = i.run_id AND c.rank = i.rank
     WHERE i.kind IN ('group', 'wait')
     GROUP BY i.run_id, i.rank, i.group_name
+),
+pair AS (
+    -- Uncovered Communication Overlapped of two groups: |A \ C| + |B \ C| − |(A ∪ B) \ C|
+    SELECT
+        p.run_id, p.rank, p.group_name, p.other_group_name,
+        a.uncovered_ns + b.uncovered_ns - (p.pair_ns - c.computing_ns) AS overlapped_ns
+    FROM (SELECT run_id, rank, group_name, other_group_name, sum(end_ns - start_ns) AS pair_ns
+          FROM tracedb_internal.capture_island
+          WHERE kind = 'pair'
+          GROUP BY run_id, rank, group_name, other_group_name) AS p
+    JOIN cap AS c
+        ON c.run_id = p.run_id AND c.rank = p.rank
+    JOIN grp AS a
+        ON a.run_id = p.run_id AND a.rank = p.rank AND a.group_name = p.group_name
+    JOIN grp AS b
+        ON b.run_id = p.run_id AND b.rank = p.rank AND b.group_name = p.other_group_name
 ),
 compute AS (
     -- compute kernels with the row they go to (msprof-analyze's labels)
@@ -127,6 +145,15 @@ metric_row AS (
     SELECT run_id, rank, 'Transmit', 'Group ' || group_name || ' Communication', uncovered_ns - wait_ns, NULL, NULL,
            '2.' || group_name || '.2'
     FROM grp
+    UNION ALL
+    SELECT run_id, rank, 'Uncovered Communication Overlapped', 'Uncovered Communication Time', sum(overlapped_ns),
+           NULL, NULL, '2.~'
+    FROM pair
+    GROUP BY run_id, rank
+    UNION ALL
+    SELECT run_id, rank, 'Group ' || group_name || ' Communication & Group ' || other_group_name || ' Communication',
+           'Uncovered Communication Overlapped', overlapped_ns, NULL, NULL, '2.~.' || group_name || '.' || other_group_name
+    FROM pair
     UNION ALL
     SELECT run_id, rank, 'Free Time', NULL, e2e_ns - busy_ns, NULL, NULL, '3'
     FROM cap
