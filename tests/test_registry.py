@@ -81,6 +81,7 @@ UNSUFFIXED = {
     "diff_calls": "as baseline_calls", "samples": "memory views: samples of the allocator",
     "value": "comm_op_check long format: the unit is in its metric", "profiler_value": "as value",
     "diff": "as value", "z_score": "dimensionless by definition",
+    "ratio_of_e2e": "overall_summary, a name issue 15 fixed: dur_ns / E2E (0-1)",
 }
 
 # One word per meaning: each word, what it means, and the objects whose name or output columns use

@@ -11,7 +11,7 @@
 --            several ranks are averaged per rank (Σ over ranks / number of ranks of the run with a
 --            device event; a metric a rank lacks counts as 0), as the framework-op comparison does.
 -- Units:     *_ns integer nanoseconds (rank averages rounded to the ns); *_count kernels (rank
---            average, rounded); *_bytes bytes; *_ratio plain ratios (ratio_of_e2e 0–1).
+--            average, rounded); *_bytes bytes; *_ratio plain ratios (*_e2e_ratio 0–1).
 -- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
 CREATE OR REPLACE MACRO overall_comparison_between(baseline_run, comparison_run) AS TABLE
 WITH ranks AS (
@@ -59,10 +59,10 @@ SELECT
     j.parent_metric::VARCHAR                                       AS parent_metric,             -- row it is indented under; NULL for a top row
     round(j.baseline_dur_ns)::BIGINT                               AS baseline_dur_ns,           -- baseline duration, ns (rank average); NULL when the run lacks the row
     round(j.baseline_kernel_count)::BIGINT                         AS baseline_kernel_count,     -- baseline kernel count (rank average); NULL where msprof-analyze prints "/"
-    (j.baseline_dur_ns / e.baseline_e2e_ns)::DOUBLE                AS baseline_ratio_of_e2e,     -- baseline duration / baseline E2E (Duration Ratio)
+    (j.baseline_dur_ns / e.baseline_e2e_ns)::DOUBLE                AS baseline_e2e_ratio,     -- baseline duration / baseline E2E (Duration Ratio)
     round(j.comparison_dur_ns)::BIGINT                             AS comparison_dur_ns,         -- comparison duration, ns (rank average)
     round(j.comparison_kernel_count)::BIGINT                       AS comparison_kernel_count,   -- comparison kernel count (rank average)
-    (j.comparison_dur_ns / e.comparison_e2e_ns)::DOUBLE            AS comparison_ratio_of_e2e,   -- comparison duration / comparison E2E
+    (j.comparison_dur_ns / e.comparison_e2e_ns)::DOUBLE            AS comparison_e2e_ratio,   -- comparison duration / comparison E2E
     (round(coalesce(j.comparison_dur_ns, 0)) - round(coalesce(j.baseline_dur_ns, 0)))::BIGINT
                                                                    AS diff_ns,                   -- Diff Duration: comparison − baseline, ns
     CASE WHEN coalesce(j.baseline_dur_ns, 0) = 0 AND coalesce(j.comparison_dur_ns, 0) = 0 THEN 1.0

@@ -126,7 +126,7 @@ def test_overall_comparison_between_two_runs(tmp_path):
     ingest_paths(db, root / "rank1_ascend_pt", run="cmp", role="comparison")
     got = {(m, p): (b, c, d, r, bc, cc, be, ce) for m, p, b, c, d, r, bc, cc, be, ce in rows(
         db, "SELECT metric, parent_metric, baseline_dur_ns, comparison_dur_ns, diff_ns, diff_ratio, "
-            "baseline_kernel_count, comparison_kernel_count, baseline_ratio_of_e2e, comparison_ratio_of_e2e "
+            "baseline_kernel_count, comparison_kernel_count, baseline_e2e_ratio, comparison_e2e_ratio "
             "FROM overall_comparison")}
     for key, (diff_ms, ratio) in MSPROF_DIFF.items():
         b, c, d, r, bc, cc, be, ce = got[key]
