@@ -22,9 +22,14 @@
 --            Touching intervals merge (next start <= running max end).
 -- Units:     *_ns integer nanoseconds since the epoch.
 CREATE OR REPLACE VIEW tracedb_internal.capture_island AS
-WITH groups AS (
-    SELECT DISTINCT run_id, rank, group_name
+WITH kc AS (
+    -- read once: every branch below uses it (a CTE used several times is computed once)
+    SELECT run_id, rank, kernel_id, group_name, ts_ns, dur_ns, is_communication, is_copy
     FROM tracedb_internal.kernel_class
+),
+groups AS (
+    SELECT DISTINCT run_id, rank, group_name
+    FROM kc
     WHERE is_communication AND group_name IS NOT NULL
 ),
 plane_task AS (
@@ -71,28 +76,28 @@ group_pair AS (
 member AS (
     SELECT 'computing' AS kind, run_id, rank, CAST(NULL AS VARCHAR) AS group_name,
            CAST(NULL AS VARCHAR) AS other_group_name, kernel_id, ts_ns AS start_ns, ts_ns + dur_ns AS end_ns
-    FROM tracedb_internal.kernel_class
+    FROM kc
     WHERE NOT is_communication AND NOT is_copy
     UNION ALL
     SELECT 'communication', run_id, rank, NULL, NULL, kernel_id, ts_ns, ts_ns + dur_ns
-    FROM tracedb_internal.kernel_class
+    FROM kc
     WHERE is_communication
     UNION ALL
     SELECT 'busy', run_id, rank, NULL, NULL, kernel_id, ts_ns, ts_ns + dur_ns
-    FROM tracedb_internal.kernel_class
+    FROM kc
     WHERE NOT is_copy
     UNION ALL
     SELECT 'all', run_id, rank, NULL, NULL, kernel_id, ts_ns, ts_ns + dur_ns
-    FROM tracedb_internal.kernel_class
+    FROM kc
     UNION ALL
     SELECT 'group', k.run_id, k.rank, g.group_name, NULL, k.kernel_id, k.ts_ns, k.ts_ns + k.dur_ns
-    FROM tracedb_internal.kernel_class AS k
+    FROM kc AS k
     JOIN groups AS g
         ON g.run_id = k.run_id AND g.rank = k.rank
     WHERE (NOT k.is_communication AND NOT k.is_copy) OR (k.is_communication AND k.group_name = g.group_name)
     UNION ALL
     SELECT 'wait', k.run_id, k.rank, g.group_name, NULL, k.kernel_id, k.ts_ns, k.ts_ns + k.dur_ns
-    FROM tracedb_internal.kernel_class AS k
+    FROM kc AS k
     JOIN wait_plane AS g
         ON g.run_id = k.run_id AND g.rank = k.rank
     WHERE NOT k.is_communication AND NOT k.is_copy
@@ -103,7 +108,7 @@ member AS (
         ON p.run_id = w.run_id AND p.rank = w.rank AND p.group_name = w.group_name AND p.plane_id = w.plane_id
     UNION ALL
     SELECT 'pair', k.run_id, k.rank, g.group_name, g.other_group_name, k.kernel_id, k.ts_ns, k.ts_ns + k.dur_ns
-    FROM tracedb_internal.kernel_class AS k
+    FROM kc AS k
     JOIN group_pair AS g
         ON g.run_id = k.run_id AND g.rank = k.rank
     WHERE (NOT k.is_communication AND NOT k.is_copy)

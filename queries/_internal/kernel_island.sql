@@ -10,23 +10,28 @@
 --            kernel_id) order.
 -- Units:     *_ns integer nanoseconds.
 CREATE OR REPLACE VIEW tracedb_internal.kernel_island AS
-WITH copy_step AS (
+WITH sk AS (
+    -- read once: every branch below uses it (a CTE used several times is computed once)
+    SELECT run_id, rank, step, kernel_id, name, start_ns, end_ns, is_communication, is_copy
+    FROM tracedb_internal.step_kernel
+),
+copy_step AS (
     -- steps with a copy: the only ones whose kind all differs from busy
     SELECT DISTINCT run_id, rank, step
-    FROM tracedb_internal.step_kernel
+    FROM sk
     WHERE is_copy
 ),
 member AS (
     SELECT 'computing' AS kind, run_id, rank, step, kernel_id, name, start_ns, end_ns
-    FROM tracedb_internal.step_kernel
+    FROM sk
     WHERE NOT is_communication AND NOT is_copy
     UNION ALL
     SELECT 'busy' AS kind, run_id, rank, step, kernel_id, name, start_ns, end_ns
-    FROM tracedb_internal.step_kernel
+    FROM sk
     WHERE NOT is_copy
     UNION ALL
     SELECT 'all' AS kind, k.run_id, k.rank, k.step, k.kernel_id, k.name, k.start_ns, k.end_ns
-    FROM tracedb_internal.step_kernel AS k
+    FROM sk AS k
     JOIN copy_step AS c
         ON c.run_id = k.run_id AND c.rank = k.rank AND c.step IS NOT DISTINCT FROM k.step
 ),

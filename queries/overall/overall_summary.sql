@@ -22,14 +22,19 @@
 -- Units:     *_ns integer nanoseconds; *_count kernels; size_bytes bytes; ratio_of_e2e = dur_ns /
 --            E2E of the rank (0–1).
 CREATE OR REPLACE VIEW overall_summary AS
-WITH cap AS (
+WITH island AS (
+    -- read once: cap, grp and pair use it
+    SELECT kind, run_id, rank, group_name, other_group_name, start_ns, end_ns
+    FROM tracedb_internal.capture_island
+),
+cap AS (
     SELECT
         run_id, rank,
         sum(CASE WHEN kind = 'computing' THEN end_ns - start_ns ELSE 0 END) AS computing_ns,
         sum(CASE WHEN kind = 'busy' THEN end_ns - start_ns ELSE 0 END) AS busy_ns,
         sum(CASE WHEN kind = 'all' THEN end_ns - start_ns ELSE 0 END) AS all_ns,
         max(CASE WHEN kind = 'all' THEN end_ns END) - min(CASE WHEN kind = 'all' THEN start_ns END) AS e2e_ns
-    FROM tracedb_internal.capture_island
+    FROM island
     WHERE kind IN ('computing', 'busy', 'all')
     GROUP BY run_id, rank
 ),
@@ -40,7 +45,7 @@ grp AS (
         CASE WHEN sum(CASE WHEN i.kind = 'wait' THEN 1 ELSE 0 END) > 0
              THEN sum(CASE WHEN i.kind = 'wait' THEN i.end_ns - i.start_ns ELSE 0 END) - max(c.computing_ns)
              ELSE 0 END AS wait_ns
-    FROM tracedb_internal.capture_island AS i
+    FROM island AS i
     JOIN cap AS c
         ON c.run_id = i.run_id AND c.rank = i.rank
     WHERE i.kind IN ('group', 'wait')
@@ -52,7 +57,7 @@ pair AS (
         p.run_id, p.rank, p.group_name, p.other_group_name,
         a.uncovered_ns + b.uncovered_ns - (p.pair_ns - c.computing_ns) AS overlapped_ns
     FROM (SELECT run_id, rank, group_name, other_group_name, sum(end_ns - start_ns) AS pair_ns
-          FROM tracedb_internal.capture_island
+          FROM island
           WHERE kind = 'pair'
           GROUP BY run_id, rank, group_name, other_group_name) AS p
     JOIN cap AS c
