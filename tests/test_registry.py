@@ -74,7 +74,7 @@ DIARY = re.compile(r"\bmeasured\b|\btook\s+\d|\d\s*m?s\s+(?:instead of|against|v
 SUFFIX_TYPES = {"_ns": "BIGINT", "_bytes": "BIGINT", "_count": "BIGINT", "_ratio": "DOUBLE", "_gbps": "DOUBLE"}
 # Numeric columns that are not quantities: keys, ordinals, ranks.
 IDENTIFIERS = {"run_id", "rank", "step", "file_id", "kernel_id", "plane_id", "src_rank", "dst_rank",
-               "seq", "island", "execution", "order_id", "op_id", "parent_op_id", "module_level", "baseline_rank",
+               "seq", "island", "execution", "order_id", "op_id", "parent_op_id", "module_level", "rule_id", "baseline_rank",
                "comparison_rank", "baseline_op_id", "comparison_op_id",
                "sample", "device_queue_op_id", "empty_queue_op_id"}   # data_pipeline_wait: queue sample, pipeline op ids
 # Public names older than the suffix rule (public columns are a contract: not renamed).
@@ -83,6 +83,7 @@ UNSUFFIXED = {
     "diff_calls": "as baseline_calls", "samples": "memory views: samples of the allocator",
     "value": "comm_op_check long format: the unit is in its metric", "profiler_value": "as value",
     "diff": "as value", "z_score": "dimensionless by definition",
+    "ratio_of_e2e": "overall_summary, a name issue 15 fixed: dur_ns / E2E (0-1)",
 }
 
 # One word per meaning: each word, what it means, and the objects whose name or output columns use

@@ -1,5 +1,6 @@
 -- kernel_island — islands of the union of a step's kernels: of its computing kernels (kind
--- computing) and of all its kernels, computing and communication (kind busy).
+-- computing), of its computing and communication kernels (kind busy) and, in steps with a copy,
+-- of those and its copies (kind all).
 -- Grain:     one row per maximal interval of a (run, rank, step, kind) covered by at least one
 --            kernel of the kind.
 -- Source:    tracedb_internal.step_kernel.
@@ -9,13 +10,30 @@
 --            kernel_id) order.
 -- Units:     *_ns integer nanoseconds.
 CREATE OR REPLACE VIEW tracedb_internal.kernel_island AS
-WITH member AS (
-    SELECT 'computing' AS kind, run_id, rank, step, kernel_id, name, start_ns, end_ns
+WITH sk AS (
+    -- read once: every branch below uses it (a CTE used several times is computed once)
+    SELECT run_id, rank, step, kernel_id, name, start_ns, end_ns, is_communication, is_copy
     FROM tracedb_internal.step_kernel
-    WHERE NOT is_communication
+),
+copy_step AS (
+    -- steps with a copy: the only ones whose kind all differs from busy
+    SELECT DISTINCT run_id, rank, step
+    FROM sk
+    WHERE is_copy
+),
+member AS (
+    SELECT 'computing' AS kind, run_id, rank, step, kernel_id, name, start_ns, end_ns
+    FROM sk
+    WHERE NOT is_communication AND NOT is_copy
     UNION ALL
     SELECT 'busy' AS kind, run_id, rank, step, kernel_id, name, start_ns, end_ns
-    FROM tracedb_internal.step_kernel
+    FROM sk
+    WHERE NOT is_copy
+    UNION ALL
+    SELECT 'all' AS kind, k.run_id, k.rank, k.step, k.kernel_id, k.name, k.start_ns, k.end_ns
+    FROM sk AS k
+    JOIN copy_step AS c
+        ON c.run_id = k.run_id AND c.rank = k.rank AND c.step IS NOT DISTINCT FROM k.step
 ),
 with_previous_end AS (
     SELECT
@@ -36,7 +54,7 @@ numbered AS (
     FROM with_previous_end
 )
 SELECT
-    kind::VARCHAR                      AS kind,           -- computing (computing kernels) or busy (all kernels)
+    kind::VARCHAR                      AS kind,           -- computing (computing kernels), busy (computing and communication) or all (and copies)
     run_id::INTEGER                    AS run_id,         -- run
     rank::INTEGER                      AS rank,           -- rank
     step::INTEGER                      AS step,           -- step number, NULL without steps

@@ -1,0 +1,77 @@
+-- overall_comparison_between — msprof-analyze compare's overall table for two runs: every
+-- overall_summary metric of a baseline run next to a comparison run, with the difference.
+-- Grain:     one row per (metric, parent_metric) present in either run; ordered as msprof-analyze's
+--            OverallMetrics sheet (sort_key).
+-- Source:    overall_summary (whole-capture numbers per rank, from kernel / kernel_class_rule / link /
+--            memory).
+-- Reference: msprof-analyze compare OverallMetrics (analyses.md §2.4, §0.3): Diff Duration =
+--            comparison − baseline, Diff Ratio = comparison / baseline (msprof-analyze prints inf
+--            when only the baseline is 0 and 1.0 when both are; here NULL and 1.0), Duration Ratio =
+--            duration / E2E of that side. msprof-analyze compares one rank with one rank; runs with
+--            several ranks are averaged per rank (Σ over ranks / number of ranks of the run with a
+--            device event; a metric a rank lacks counts as 0), as the framework-op comparison does.
+-- Units:     *_ns integer nanoseconds (rank averages rounded to the ns); *_count kernels (rank
+--            average, rounded); *_bytes bytes; *_ratio plain ratios (*_e2e_ratio 0–1).
+-- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
+CREATE OR REPLACE MACRO overall_comparison_between(baseline_run, comparison_run) AS TABLE
+WITH ranks AS (
+    SELECT run_name, count(DISTINCT rank) AS rank_count
+    FROM overall_summary
+    WHERE metric = 'E2E Time' AND run_name IN (baseline_run, comparison_run)
+    GROUP BY run_name
+),
+side AS (
+    SELECT
+        s.run_name, s.metric, s.parent_metric, min(s.sort_key) AS sort_key,
+        sum(s.dur_ns)::DOUBLE / max(n.rank_count) AS dur_ns,
+        sum(s.kernel_count)::DOUBLE / max(n.rank_count) AS kernel_count,
+        sum(s.size_bytes)::DOUBLE / max(n.rank_count) AS size_bytes
+    FROM overall_summary AS s
+    JOIN ranks AS n
+        ON n.run_name = s.run_name
+    GROUP BY s.run_name, s.metric, s.parent_metric
+),
+b AS (SELECT * FROM side WHERE run_name = baseline_run),
+c AS (SELECT * FROM side WHERE run_name = comparison_run),
+e2e AS (
+    SELECT
+        max(CASE WHEN run_name = baseline_run THEN dur_ns END) AS baseline_e2e_ns,
+        max(CASE WHEN run_name = comparison_run THEN dur_ns END) AS comparison_e2e_ns
+    FROM side
+    WHERE metric = 'E2E Time'
+),
+joined AS (
+    SELECT
+        coalesce(b.metric, c.metric) AS metric,
+        coalesce(b.parent_metric, c.parent_metric) AS parent_metric,
+        coalesce(b.sort_key, c.sort_key) AS sort_key,
+        b.dur_ns AS baseline_dur_ns, b.kernel_count AS baseline_kernel_count, b.size_bytes AS baseline_size_bytes,
+        c.dur_ns AS comparison_dur_ns, c.kernel_count AS comparison_kernel_count,
+        c.size_bytes AS comparison_size_bytes
+    FROM b
+    FULL OUTER JOIN c
+        ON c.metric = b.metric AND c.parent_metric IS NOT DISTINCT FROM b.parent_metric
+)
+SELECT
+    baseline_run::VARCHAR                                          AS baseline_run,              -- baseline run name
+    comparison_run::VARCHAR                                        AS comparison_run,            -- comparison run name
+    j.metric::VARCHAR                                              AS metric,                    -- OverallMetrics row (overall_summary.metric)
+    j.parent_metric::VARCHAR                                       AS parent_metric,             -- row it is indented under; NULL for a top row
+    round(j.baseline_dur_ns)::BIGINT                               AS baseline_dur_ns,           -- baseline duration, ns (rank average); NULL when the run lacks the row
+    round(j.baseline_kernel_count)::BIGINT                         AS baseline_kernel_count,     -- baseline kernel count (rank average); NULL where msprof-analyze prints "/"
+    (j.baseline_dur_ns / e.baseline_e2e_ns)::DOUBLE                AS baseline_e2e_ratio,     -- baseline duration / baseline E2E (Duration Ratio)
+    round(j.comparison_dur_ns)::BIGINT                             AS comparison_dur_ns,         -- comparison duration, ns (rank average)
+    round(j.comparison_kernel_count)::BIGINT                       AS comparison_kernel_count,   -- comparison kernel count (rank average)
+    (j.comparison_dur_ns / e.comparison_e2e_ns)::DOUBLE            AS comparison_e2e_ratio,   -- comparison duration / comparison E2E
+    (round(coalesce(j.comparison_dur_ns, 0)) - round(coalesce(j.baseline_dur_ns, 0)))::BIGINT
+                                                                   AS diff_ns,                   -- Diff Duration: comparison − baseline, ns
+    CASE WHEN coalesce(j.baseline_dur_ns, 0) = 0 AND coalesce(j.comparison_dur_ns, 0) = 0 THEN 1.0
+         WHEN coalesce(j.baseline_dur_ns, 0) = 0 THEN NULL
+         ELSE coalesce(j.comparison_dur_ns, 0) / j.baseline_dur_ns END::DOUBLE
+                                                                   AS diff_ratio,                -- Diff Ratio: comparison / baseline (1.0 = same; NULL when only the baseline is 0)
+    round(j.baseline_size_bytes)::BIGINT                           AS baseline_size_bytes,       -- Mem Usage of the baseline, bytes (rank average); NULL for other rows
+    round(j.comparison_size_bytes)::BIGINT                         AS comparison_size_bytes,     -- Mem Usage of the comparison, bytes (rank average)
+    j.sort_key::VARCHAR                                            AS sort_key                   -- msprof-analyze's row order
+FROM joined AS j
+CROSS JOIN e2e AS e
+ORDER BY j.sort_key;
