@@ -6,8 +6,8 @@
 -- innermost op of the flow start's thread that starts at the flow start.
 -- Kineto: the innermost op of the launch thread running at the launch start (kernel.launch_*,
 -- derive/100: the runtime call with the kernel's correlation, else the ac2g / async_gpu /
--- async flow start): the running count of ops at that instant, then the last op of that
--- depth - 1 to start at or before it (zero-length ops run at no instant).
+-- async flow start; an op runs from its start to before its end, zero-length ops never): the
+-- first running one of the last op to start before the launch and its ancestors.
 -- Kernels of other sources, and kernels nothing links to an op, keep op_id NULL.
 -- when: SELECT count(*) > 0 FROM op WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
 -- (ASOF joins below: DuckDB picks a nested loop when it estimates <= 64 probe rows, and its
@@ -74,23 +74,62 @@ FROM (
         WHERE k.run_id = getvariable('run_id') AND k.rank = getvariable('rank') AND k.source = 'kineto'
           AND k.launch_ts_ns IS NOT NULL
     ),
+    kops AS (
+        SELECT file_id, tid, op_id, ts_ns, ts_ns + dur_ns AS end_ns, depth, parent_op_id
+        FROM op
+        WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND source = 'kineto' AND dur_ns > 0
+    ),
+    starts AS (
+        -- per (thread, start): the innermost of the ops starting then (the last in op_id order)
+        SELECT file_id, tid, ts_ns, max(op_id) AS op_id FROM kops GROUP BY ALL
+    ),
+    -- the last op to start at or before the launch, and its ancestors: the innermost op running
+    -- at the launch is the first of them still running then (every op running then started no
+    -- later than that op, so it encloses it)
+    chain AS (
+        SELECT l.kernel_id, l.file_id, l.tid, l.ts_ns,
+               o0.op_id AS id0, o0.end_ns AS end0, o1.op_id AS id1, o1.end_ns AS end1,
+               o2.op_id AS id2, o2.end_ns AS end2, o3.op_id AS id3, o3.end_ns AS end3, o3.parent_op_id AS up
+        FROM launch AS l
+        ASOF JOIN starts AS s ON s.file_id = l.file_id AND s.tid = l.tid AND l.ts_ns >= s.ts_ns
+        JOIN kops AS o0 ON o0.op_id = s.op_id
+        LEFT JOIN kops AS o1 ON o1.op_id = o0.parent_op_id
+        LEFT JOIN kops AS o2 ON o2.op_id = o1.parent_op_id
+        LEFT JOIN kops AS o3 ON o3.op_id = o2.parent_op_id
+    ),
+    near AS (
+        SELECT kernel_id, file_id, tid, ts_ns,
+               CASE WHEN end0 > ts_ns THEN id0 WHEN end1 > ts_ns THEN id1
+                    WHEN end2 > ts_ns THEN id2 WHEN end3 > ts_ns THEN id3 END AS op_id,
+               CASE WHEN end0 > ts_ns OR end1 > ts_ns OR end2 > ts_ns OR end3 > ts_ns THEN FALSE
+                    ELSE up IS NOT NULL END AS deeper
+        FROM chain
+    ),
+    -- launches more than 4 levels below: the number of ops running on the thread at the launch,
+    -- then the last op of that depth - 1 to start at or before it (only their threads)
+    far_ops AS (
+        FROM kops WHERE (file_id, tid) IN (SELECT (file_id, tid) FROM near WHERE deeper)
+    ),
     running AS (
-        -- number of ops running on a thread from each boundary instant on (ends at t count)
         SELECT file_id, tid, t, sum(delta) OVER (PARTITION BY file_id, tid ORDER BY t ROWS UNBOUNDED PRECEDING)
                    AS n
         FROM (SELECT file_id, tid, t, sum(delta) AS delta
-              FROM (SELECT file_id, tid, ts_ns AS t, 1 AS delta FROM ops WHERE dur_ns > 0 AND source = 'kineto'
-                    UNION ALL SELECT file_id, tid, ts_ns + dur_ns, -1 FROM ops WHERE dur_ns > 0 AND source = 'kineto')
+              FROM (SELECT file_id, tid, ts_ns AS t, 1 AS delta FROM far_ops
+                    UNION ALL SELECT file_id, tid, end_ns, -1 FROM far_ops)
               GROUP BY ALL)
     ),
-    kineto AS (
-        SELECT 'kineto' AS source, l.kernel_id, o.op_id
+    far AS (
+        SELECT l.kernel_id, o.op_id
         FROM (SELECT l.*, r.n
-              FROM launch AS l
+              FROM (FROM near WHERE deeper) AS l
               ASOF JOIN running AS r ON r.file_id = l.file_id AND r.tid = l.tid AND l.ts_ns >= r.t
               WHERE r.n > 0) AS l
-        ASOF JOIN (FROM ops WHERE dur_ns > 0 AND source = 'kineto') AS o
-          ON o.file_id = l.file_id AND o.tid = l.tid AND o.depth = l.n - 1 AND l.ts_ns >= o.ts_ns
+        ASOF JOIN far_ops AS o ON o.file_id = l.file_id AND o.tid = l.tid AND o.depth = l.n - 1 AND l.ts_ns >= o.ts_ns
+    ),
+    kineto AS (
+        SELECT 'kineto' AS source, kernel_id, op_id FROM near WHERE op_id IS NOT NULL
+        UNION ALL
+        SELECT 'kineto', kernel_id, op_id FROM far
     )
     SELECT * FROM npu
     UNION ALL

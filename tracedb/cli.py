@@ -483,8 +483,9 @@ def check(
     """Check the data for inconsistencies; exit 1 when there is an error finding.
 
     Errors: steps that do not tile, negative durations. Warnings: differences to the profiler's own
-    step_trace_time.csv, kernels outside every step or longer than their step, skewed step starts,
-    missing ranks, communication op counts that differ across ranks.
+    step_trace_time.csv, kernels outside every step or longer than their step, kernels without a
+    launching framework op, skewed step starts, missing ranks, communication op counts that differ
+    across ranks.
 
     Example:  tracedb check --format markdown
     """

@@ -46,16 +46,17 @@ WITH findings AS (
     WHERE e.dur_ns < 0
     GROUP BY r.run_name, e.rank
     UNION ALL
-    SELECT 'warning', 'kernels_without_op', r.run_name, k.rank, NULL, sum(k.dur_ns) FILTER (WHERE k.op_id IS NULL),
-           CAST(count(*) FILTER (WHERE k.op_id IS NULL) AS VARCHAR) || ' of ' || CAST(count(*) AS VARCHAR)
-           || ' kernels (' || CAST(round(100.0 * coalesce(sum(k.dur_ns) FILTER (WHERE k.op_id IS NULL), 0)
+    SELECT 'warning', 'kernels_without_op', r.run_name, k.rank, NULL,
+           sum(CASE WHEN k.op_id IS NULL THEN k.dur_ns END),
+           CAST(count(CASE WHEN k.op_id IS NULL THEN 1 END) AS VARCHAR) || ' of ' || CAST(count(*) AS VARCHAR)
+           || ' kernels (' || CAST(round(100.0 * coalesce(sum(CASE WHEN k.op_id IS NULL THEN k.dur_ns END), 0)
                                      / nullif(sum(k.dur_ns), 0), 1) AS VARCHAR)
            || ' % of device time) have no launching framework op (kernel.op_id NULL)'
     FROM kernel AS k
     JOIN run AS r ON r.run_id = k.run_id
     WHERE EXISTS (SELECT 1 FROM op AS o WHERE o.run_id = k.run_id AND o.rank = k.rank)
     GROUP BY r.run_name, k.rank
-    HAVING count(*) FILTER (WHERE k.op_id IS NULL) > 0
+    HAVING count(CASE WHEN k.op_id IS NULL THEN 1 END) > 0
     UNION ALL
     SELECT 'warning', 'kernels_outside_steps', r.run_name, k.rank, NULL, sum(k.dur_ns),
            CAST(count(*) AS VARCHAR) || ' kernels lie outside every step (not in step_breakdown)'
