@@ -56,10 +56,10 @@ ALTER TABLE kernel ADD COLUMN IF NOT EXISTS launch_tid VARCHAR;
 ALTER TABLE kernel ADD COLUMN IF NOT EXISTS launch_ts_ns BIGINT;
 ALTER TABLE kernel ADD COLUMN IF NOT EXISTS launch_dur_ns BIGINT;
 COMMENT ON COLUMN kernel.op_id IS 'The innermost framework op that launched the kernel (op.op_id): NPU trace_view.json async_npu flow (start = op, end = device task); Kineto ac2g/async_gpu flow, else the op enclosing the cuda/hip runtime launch with the same correlation id. NULL when no op launched it (counted by tracedb check, never dropped).';
-COMMENT ON COLUMN kernel.launch_name IS 'Host call that launched the kernel: cudaLaunchKernel / hipLaunchKernel / cudaMemcpyAsync ... (Kineto runtime event with the same correlation id); NPU: the CANN api / launch event at the start of the async_npu flow. NULL if unknown.';
-COMMENT ON COLUMN kernel.launch_tid IS 'Host thread of the launch call, as text.';
-COMMENT ON COLUMN kernel.launch_ts_ns IS 'Start of the launch call on the host, integer ns since the epoch.';
-COMMENT ON COLUMN kernel.launch_dur_ns IS 'Duration of the launch call, integer ns.';
+COMMENT ON COLUMN kernel.launch_name IS 'Host call that launched the kernel: cudaLaunchKernel / hipLaunchKernel / cudaMemcpyAsync ... (Kineto runtime event with the same correlation id); NPU: the innermost CANN event (Node@launch, AscendCL@aclnn*, AscendCL@aclopCompileAndExecute ...) running on the host thread where the HostToDevice flow to the device task starts (the async_npu flow starts at the framework op instead). NULL if unknown (Level0 traces have no CANN events; Kineto kernels known only by their flow).';
+COMMENT ON COLUMN kernel.launch_tid IS 'Host thread of the launch call, as text (NPU: the CANN thread, which is the task-queue thread, not the op thread, when torch_npu queues ops).';
+COMMENT ON COLUMN kernel.launch_ts_ns IS 'Start of the launch call on the host, integer ns since the epoch; without a named call (see launch_name) the start of the flow to the kernel.';
+COMMENT ON COLUMN kernel.launch_dur_ns IS 'Duration of the launch call, integer ns; NULL when launch_name is.';
 
 -- Copies (memcpy / memset, NPU SDMA / PCIe DMA tasks) are kernel rows too, with their kind and
 -- bytes; they count neither as computing nor as communication.
