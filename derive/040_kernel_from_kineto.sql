@@ -1,9 +1,13 @@
--- Kineto events of category kernel → kernel, numbered by start, name, then event order.
+-- Kineto events of category kernel, and the copies (gpu_memcpy / gpu_memset; Memcpy / Memset in
+-- 2021 traces) → kernel, numbered by start, name, then event order, copies among the kernels.
 -- Step: the ProfilerStep#N host window that holds the runtime call with the same correlation
 -- (HolisticTraceAnalysis's rule; a launch outside every step leaves the kernel outside, NULL).
 -- A trace without any runtime event falls back to the window rule (the last step whose host
 -- window started at or before the kernel). Communication: names starting nccl/rccl or
--- containing ncclKernel/ncclDevKernel. Rows are written in kernel_id order (a parallel INSERT
+-- containing ncclKernel/ncclDevKernel (the views classify again by kernel_class_rule). Copies:
+-- copy_kind from args "kind" (ROCm), else the direction in the name ("Memcpy HtoD (Pageable ->
+-- Device)" → HtoD; DtoH, DtoD, PtoP, HtoH), Memset for memsets; size_bytes = args "bytes";
+-- accelerator_core MEMCPY or MEMSET; never communication. Rows are written in kernel_id order (a parallel INSERT
 -- leaves a partial row group per thread, which the next checkpoint rewrites).
 -- when: SELECT count(*) > 0 FROM source_file WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND format = 'kineto'
 INSERT INTO kernel BY NAME
@@ -12,12 +16,18 @@ WITH kineto AS (
 ),
 k AS (
     SELECT erow, file_id, name, ts_ns, dur_ns, pid, tid, a[1] AS corr, TRY_CAST(a[2] AS INTEGER) AS device,
-           a[3] AS stream
-    FROM (SELECT rowid AS erow, file_id, name, ts_ns, dur_ns, pid, tid,
-                 json_extract_string(args, ['$.correlation', '$.device', '$.stream']) AS a
+           a[3] AS stream,
+           CASE WHEN lc IN ('gpu_memset', 'memset') THEN 'Memset'
+                WHEN lc IN ('gpu_memcpy', 'memcpy')
+                THEN coalesce(a[4], nullif(regexp_extract(name, 'Memcpy\s+([A-Za-z]+)', 1), ''), 'Unknown') END
+               AS copy_kind,
+           CASE WHEN lc <> 'kernel' THEN TRY_CAST(a[5] AS BIGINT) END AS size_bytes
+    FROM (SELECT rowid AS erow, file_id, name, ts_ns, dur_ns, pid, tid, lower(cat) AS lc,
+                 json_extract_string(args, ['$.correlation', '$.device', '$.stream', '$.kind', '$.bytes']) AS a
           FROM event
           WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND file_id IN (FROM kineto)
-            AND ph = 'X' AND lower(cat) = 'kernel' AND ts_ns IS NOT NULL)
+            AND ph = 'X' AND lower(cat) IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'memcpy', 'memset')
+            AND ts_ns IS NOT NULL)
 ),
 ids AS (
     -- numbered over (ts, name, row) alone and joined back: a window over the full rows ran
@@ -51,10 +61,12 @@ window_step AS (
 )
 SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, k.file_id, ids.n AS kernel_id,
        coalesce(ls.step, w.step) AS step, k.name, k.name AS op_type,
-       CASE WHEN is_comm THEN 'COMMUNICATION' ELSE 'KERNEL' END AS accelerator_core,
+       CASE WHEN is_comm THEN 'COMMUNICATION' WHEN k.copy_kind = 'Memset' THEN 'MEMSET'
+            WHEN k.copy_kind IS NOT NULL THEN 'MEMCPY' ELSE 'KERNEL' END AS accelerator_core,
        coalesce(k.device, TRY_CAST(k.pid AS INTEGER)) AS device_id, coalesce(k.stream, k.tid) AS stream_id,
-       k.ts_ns, coalesce(k.dur_ns, 0) AS dur_ns, is_comm AS is_communication, 'kineto' AS source
-FROM (SELECT *, (lower(name) LIKE 'nccl%' OR lower(name) LIKE 'rccl%'
+       k.ts_ns, coalesce(k.dur_ns, 0) AS dur_ns, is_comm AS is_communication, 'kineto' AS source,
+       k.copy_kind, k.size_bytes
+FROM (SELECT *, copy_kind IS NULL AND (lower(name) LIKE 'nccl%' OR lower(name) LIKE 'rccl%'
                  OR name LIKE '%ncclKernel%' OR name LIKE '%ncclDevKernel%') AS is_comm FROM k) AS k
 JOIN ids ON ids.erow = k.erow
 LEFT JOIN launch_step AS ls ON ls.corr = k.corr

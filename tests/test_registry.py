@@ -74,7 +74,7 @@ DIARY = re.compile(r"\bmeasured\b|\btook\s+\d|\d\s*m?s\s+(?:instead of|against|v
 SUFFIX_TYPES = {"_ns": "BIGINT", "_bytes": "BIGINT", "_count": "BIGINT", "_ratio": "DOUBLE", "_gbps": "DOUBLE"}
 # Numeric columns that are not quantities: keys, ordinals, ranks.
 IDENTIFIERS = {"run_id", "rank", "step", "file_id", "kernel_id", "plane_id", "src_rank", "dst_rank",
-               "seq", "island", "execution"}
+               "seq", "island", "execution", "rule_id", "op_id"}
 # Public names older than the suffix rule (public columns are a contract: not renamed).
 UNSUFFIXED = {
     "baseline_calls": "msprof-analyze compare's 'Calls'", "comparison_calls": "as baseline_calls",

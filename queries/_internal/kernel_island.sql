@@ -1,5 +1,6 @@
 -- kernel_island — islands of the union of a step's kernels: of its computing kernels (kind
--- computing) and of all its kernels, computing and communication (kind busy).
+-- computing), of its computing and communication kernels (kind busy) and of those and its
+-- copies (kind all).
 -- Grain:     one row per maximal interval of a (run, rank, step, kind) covered by at least one
 --            kernel of the kind.
 -- Source:    tracedb_internal.step_kernel.
@@ -12,9 +13,13 @@ CREATE OR REPLACE VIEW tracedb_internal.kernel_island AS
 WITH member AS (
     SELECT 'computing' AS kind, run_id, rank, step, kernel_id, name, start_ns, end_ns
     FROM tracedb_internal.step_kernel
-    WHERE NOT is_communication
+    WHERE NOT is_communication AND NOT is_copy
     UNION ALL
     SELECT 'busy' AS kind, run_id, rank, step, kernel_id, name, start_ns, end_ns
+    FROM tracedb_internal.step_kernel
+    WHERE NOT is_copy
+    UNION ALL
+    SELECT 'all' AS kind, run_id, rank, step, kernel_id, name, start_ns, end_ns
     FROM tracedb_internal.step_kernel
 ),
 with_previous_end AS (
@@ -36,7 +41,7 @@ numbered AS (
     FROM with_previous_end
 )
 SELECT
-    kind::VARCHAR                      AS kind,           -- computing (computing kernels) or busy (all kernels)
+    kind::VARCHAR                      AS kind,           -- computing (computing kernels), busy (computing and communication) or all (and copies)
     run_id::INTEGER                    AS run_id,         -- run
     rank::INTEGER                      AS rank,           -- rank
     step::INTEGER                      AS step,           -- step number, NULL without steps

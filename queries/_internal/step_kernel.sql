@@ -1,10 +1,13 @@
--- step_kernel — device kernels attributed to a step, with end time and class.
+-- step_kernel — device kernels and copies attributed to a step, with end time and class.
 -- Grain:     one row per kernel (kernel table) that belongs to a step. Kernels outside every
 --            step are dropped when the rank has steps (torch_npu step_trace_time.csv drops slices
 --            whose start is in no step); a rank without any step keeps all kernels (step NULL).
--- Source:    kernel (kernel_details.csv / trace_view.json / Kineto kernel events).
+-- Source:    tracedb_internal.kernel_class (kernel rows: kernel_details.csv / trace_view.json /
+--            Kineto kernel, memcpy and memset events, classified by kernel_class_rule).
 -- Reference: kernels belong to the step of kernel.step (by kernel start, no clipping), as in
 --            torch_npu step_trace_time.csv.
+--            Communication and copies come from the rules (kernel_class.is_communication,
+--            is_copy), not from kernel.is_communication.
 -- Units:     *_ns integer nanoseconds since the epoch.
 CREATE OR REPLACE VIEW tracedb_internal.step_kernel AS
 WITH stepped_rank AS (
@@ -19,11 +22,12 @@ SELECT
     k.kernel_id::BIGINT                 AS kernel_id,         -- kernel.kernel_id
     k.name::VARCHAR                     AS name,              -- kernel name
     k.group_name::VARCHAR               AS group_name,        -- HCCL group of a communication op
-    k.is_communication::BOOLEAN         AS is_communication,  -- communication op (else computing)
+    k.is_communication::BOOLEAN         AS is_communication,  -- communication op (kernel_class_rule category Communication)
+    k.is_copy::BOOLEAN                  AS is_copy,           -- copy (Memcpy, Memset, SDMA): neither computing nor communication
     k.ts_ns::BIGINT                     AS start_ns,          -- kernel start, ns
     (k.ts_ns + k.dur_ns)::BIGINT        AS end_ns,            -- kernel end, ns
     k.dur_ns::BIGINT                    AS dur_ns             -- kernel duration, ns
-FROM kernel AS k
+FROM tracedb_internal.kernel_class AS k
 LEFT JOIN stepped_rank AS s
     ON s.run_id = k.run_id AND s.rank = k.rank
 WHERE k.step IS NOT NULL

@@ -115,7 +115,7 @@ def test_fixture_traces_one_kernel_row_per_kernel_event(tmp_path):
     for r in (0, 1):
         doc = json.load(gzip.open(FIXTURES / f"kineto/sampled_rank-{r}.json.gz"))
         expected[r] = sum(1 for e in doc["traceEvents"] if str(e.get("cat", "")).lower() == "kernel")
-    assert dict(rows(db, "SELECT rank, count(*) FROM kernel GROUP BY rank")) == expected
+    assert dict(rows(db, "SELECT rank, count(*) FROM kernel WHERE copy_kind IS NULL GROUP BY rank")) == expected
     assert rows(db, "SELECT count(*), count(DISTINCT rank) FROM rank") == [(2, 2)]
     assert rows(db, "SELECT run_name, platform FROM run") == [("kineto", "gpu")]
     # every step row tiles: computing + not overlapped + free = stage + bubble
@@ -133,7 +133,7 @@ def test_every_corpus_kineto_trace_ingests(tmp_path):
         ingest_paths(db, f)
         doc = json.load(gzip.open(f))
         n_kernel = sum(1 for e in doc["traceEvents"] if str(e.get("cat", "")).lower() == "kernel")
-        assert rows(db, "SELECT count(*) FROM kernel") == [(n_kernel,)], f
+        assert rows(db, "SELECT count(*) FROM kernel WHERE copy_kind IS NULL") == [(n_kernel,)], f
         assert rows(db, "SELECT count(*) FROM event") == [(len(doc["traceEvents"]),)], f
         steps = {e["name"] for e in doc["traceEvents"] if str(e.get("name", "")).startswith("ProfilerStep#")
                  and e.get("ph") == "X" and not str(e.get("cat", "")).lower().startswith("gpu")}
