@@ -24,13 +24,15 @@ FROM (
     tv AS (
         FROM rank_files(getvariable('run_id'), getvariable('rank'), ['trace_view'])
     ),
-    -- Kineto kernels numbered as derive/040 numbers them (start, name, event row)
+    -- Kineto kernels and copies numbered as derive/040 numbers them (start, name, event row;
+    -- copies, gpu_memcpy / gpu_memset / Memcpy / Memset, among the kernels)
     kk AS (
         SELECT file_id, pid, tid, ts_ns, json_extract_string(args, '$.correlation') AS corr,
                row_number() OVER (ORDER BY ts_ns, name, rowid) AS kernel_id
         FROM event
         WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND file_id IN (FROM kin)
-          AND ph = 'X' AND lower(cat) = 'kernel' AND ts_ns IS NOT NULL
+          AND ph = 'X' AND lower(cat) IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'memcpy', 'memset')
+          AND ts_ns IS NOT NULL
     ),
     runtime AS (
         SELECT json_extract_string(args, '$.correlation') AS corr,

@@ -34,8 +34,8 @@ SELECT
     count(c.size_bytes)::BIGINT                                    AS sized_count,     -- copies with a known size
     sum(c.dur_ns)::BIGINT                                          AS dur_ns,          -- total copy duration, ns
     (sum(CASE WHEN c.size_bytes IS NOT NULL THEN c.size_bytes END)
-        / sum(CASE WHEN c.size_bytes IS NOT NULL THEN c.dur_ns END))::DOUBLE
-                                                                   AS bandwidth_gbps,  -- Σ bytes / Σ duration of the sized copies, GB/s
+        / nullif(sum(CASE WHEN c.size_bytes IS NOT NULL THEN c.dur_ns END), 0))::DOUBLE
+                                                                   AS bandwidth_gbps,  -- Σ bytes / Σ duration of the sized copies, GB/s; NULL when that duration is 0
     avg(c.copy_gbps)::DOUBLE                                       AS mean_copy_gbps,  -- mean of the copies' own bandwidths, GB/s (HTA mean without overlap)
     min(c.copy_gbps)::DOUBLE                                       AS min_copy_gbps,   -- slowest copy, GB/s (HTA min without overlap)
     max(c.copy_gbps)::DOUBLE                                       AS max_copy_gbps    -- fastest copy, GB/s (HTA max without overlap)

@@ -58,8 +58,8 @@ SELECT
     min(CASE WHEN k.dur_rank >= ceil(0.5 * k.n) THEN k.dur_ns END)::BIGINT     AS p50_ns,              -- median duration (nearest rank), ns
     min(CASE WHEN k.dur_rank >= ceil(0.9 * k.n) THEN k.dur_ns END)::BIGINT     AS p90_ns,              -- 90th percentile, ns
     min(CASE WHEN k.dur_rank >= ceil(0.99 * k.n) THEN k.dur_ns END)::BIGINT    AS p99_ns,              -- 99th percentile, ns
-    (sum(k.dur_ns) / max(k.scope_kernel_ns))::DOUBLE                           AS kernel_time_ratio,         -- share of all kernel time of the step (Σ dur of every kernel)
-    (sum(k.dur_ns) / max(k.scope_span_ns))::DOUBLE                             AS step_span_ratio            -- total / the step's device span (first kernel start to last kernel end); kernels on several streams can add up past 1
+    (sum(k.dur_ns) / nullif(max(k.scope_kernel_ns), 0))::DOUBLE                          AS kernel_time_ratio,         -- share of all kernel time of the step (Σ dur of every kernel)
+    (sum(k.dur_ns) / nullif(max(k.scope_span_ns), 0))::DOUBLE                            AS step_span_ratio            -- total / the step's device span (first kernel start to last kernel end); kernels on several streams can add up past 1
 FROM ranked AS k
 JOIN run AS r
     ON r.run_id = k.run_id
