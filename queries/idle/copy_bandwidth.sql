@@ -18,11 +18,6 @@ WITH copy AS (
            CASE WHEN dur_ns > 0 THEN size_bytes / dur_ns END AS copy_gbps
     FROM kernel
     WHERE copy_kind IS NOT NULL
-),
-scoped AS (
-    SELECT * FROM copy WHERE step IS NOT NULL
-    UNION ALL
-    SELECT run_id, rank, CAST(NULL AS INTEGER) AS step, copy_kind, size_bytes, dur_ns, copy_gbps FROM copy
 )
 SELECT
     r.run_name::VARCHAR                                            AS run_name,        -- run name
@@ -39,8 +34,9 @@ SELECT
     avg(c.copy_gbps)::DOUBLE                                       AS mean_copy_gbps,  -- mean of the copies' own bandwidths, GB/s (HTA mean without overlap)
     min(c.copy_gbps)::DOUBLE                                       AS min_copy_gbps,   -- slowest copy, GB/s (HTA min without overlap)
     max(c.copy_gbps)::DOUBLE                                       AS max_copy_gbps    -- fastest copy, GB/s (HTA max without overlap)
-FROM scoped AS c
+FROM copy AS c
 JOIN run AS r
     ON r.run_id = c.run_id
-GROUP BY r.run_name, c.rank, c.step, c.copy_kind
+GROUP BY GROUPING SETS ((r.run_name, c.rank, c.step, c.copy_kind), (r.run_name, c.rank, c.copy_kind))
+HAVING grouping(c.step) = 1 OR c.step IS NOT NULL
 ORDER BY r.run_name, c.rank, c.step NULLS LAST, c.copy_kind;

@@ -12,23 +12,12 @@
 --            Another threshold: aggregate idle_interval_with(threshold_ns) the same way.
 -- Units:     *_ns integer nanoseconds; *_count intervals; idle_ratio plain ratio (0–1).
 CREATE OR REPLACE VIEW idle_time AS
-WITH per_step AS (
+WITH both_scopes AS (
     SELECT run_name, rank, step, stream_id, cause, sum(dur_ns) AS idle_ns, count(*) AS interval_count,
            max(dur_ns) AS max_interval_ns
     FROM idle_interval
-    WHERE step IS NOT NULL
-    GROUP BY run_name, rank, step, stream_id, cause
-),
-capture AS (
-    SELECT run_name, rank, CAST(NULL AS INTEGER) AS step, stream_id, cause, sum(dur_ns) AS idle_ns,
-           count(*) AS interval_count, max(dur_ns) AS max_interval_ns
-    FROM idle_interval
-    GROUP BY run_name, rank, stream_id, cause
-),
-both_scopes AS (
-    SELECT * FROM per_step
-    UNION ALL
-    SELECT * FROM capture
+    GROUP BY GROUPING SETS ((run_name, rank, step, stream_id, cause), (run_name, rank, stream_id, cause))
+    HAVING grouping(step) = 1 OR step IS NOT NULL
 )
 SELECT
     run_name::VARCHAR                                                       AS run_name,         -- run name

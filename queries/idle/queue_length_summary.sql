@@ -11,14 +11,6 @@
 -- Units:     *_ns integer nanoseconds; *_count points or kernels. HTA's mean over the points =
 --            queued_point_total_count / point_count; mean over time = queued_ns / observed_ns.
 CREATE OR REPLACE VIEW queue_length_summary AS
-WITH scoped AS (
-    SELECT run_name, rank, step, stream_id, queued_count, dur_ns
-    FROM queue_length
-    WHERE step IS NOT NULL
-    UNION ALL
-    SELECT run_name, rank, CAST(NULL AS INTEGER) AS step, stream_id, queued_count, dur_ns
-    FROM queue_length
-)
 SELECT
     run_name::VARCHAR                                                     AS run_name,                  -- run name
     rank::INTEGER                                                         AS rank,                      -- global rank
@@ -32,6 +24,7 @@ SELECT
     sum(dur_ns)::BIGINT                                                   AS observed_ns,               -- time covered by the points' durations (to the stream's next point), ns
     sum(CASE WHEN queued_count = 0 THEN dur_ns ELSE 0 END)::BIGINT        AS zero_queue_ns,             -- time with no kernel waiting to start, ns
     sum(CASE WHEN queued_count >= 1024 THEN dur_ns ELSE 0 END)::BIGINT    AS full_queue_ns              -- time with ≥ 1024 kernels queued (HTA duration_at_max_queue_length), ns
-FROM scoped
-GROUP BY run_name, rank, step, stream_id
+FROM queue_length
+GROUP BY GROUPING SETS ((run_name, rank, step, stream_id), (run_name, rank, stream_id))
+HAVING grouping(step) = 1 OR step IS NOT NULL
 ORDER BY run_name, rank, step NULLS LAST, stream_id;
