@@ -1,9 +1,10 @@
 -- host_wait — the host side of each device idle interval: which framework op, runtime call,
 -- synchronization or data-loader step was running on the launching host thread while the
 -- stream waited, so "the device waited for the data loader" is one query.
--- Grain:     one row per (idle interval of idle_interval, host event on the thread that launched
---            the kernel after the gap) that overlap in time; an interval whose launch thread is
---            unknown, or on which nothing ran, has no row. Nested events each get a row
+-- Grain:     one row per (host_wait or other idle interval of idle_interval, host event on the
+--            thread that launched the kernel after the gap) that overlap in time; an interval
+--            whose launch thread is unknown, or on which nothing ran, has no row. Kernel-wait gaps
+--            (back-to-back launches: the launch cost itself) are left out. Nested events each get a row
 --            (aten::copy_ inside aten::to ...): sum overlap_ns per host_kind or name, not over
 --            all rows of an interval.
 -- Source:    idle_interval (kernel ts / launch_tid / launch_ts_ns); event: framework ops (cat
@@ -18,11 +19,10 @@
 --            enumerate(DataLoader) (enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__,
 --            _MultiProcessingDataLoaderIter ...); runtime = other runtime / CANN calls;
 --            framework_op = other host ops.
--- Method:    overlap of host events and idle intervals of the same (run, rank, thread) by one
---            range join on a key that sorts by thread, then time (thread number × 2^43 + ns
---            since the rank's first instant): two inequalities that DuckDB runs as an IEJoin,
---            instead of pairing every event with every interval of the thread. Captures up to
---            2^43 ns (2.4 h) per rank.
+-- Method:    intervals and host events are cut into 2^20 ns (~1 ms) time buckets per (run, rank,
+--            thread) and joined on the bucket (an equi-join), each overlapping pair kept once, in
+--            the bucket where the overlap starts; a range join would pair every event with
+--            every interval of the thread.
 -- Units:     *_ns integer nanoseconds (ts since the epoch).
 CREATE OR REPLACE VIEW host_wait AS
 WITH iv AS (
@@ -30,7 +30,7 @@ WITH iv AS (
     FROM idle_interval AS i
     JOIN run AS r
         ON r.run_name = i.run_name
-    WHERE i.launch_tid IS NOT NULL
+    WHERE i.launch_tid IS NOT NULL AND i.cause <> 'kernel_wait'
 ),
 host AS (
     SELECT
@@ -47,37 +47,22 @@ host AS (
            OR process_name = 'CANN')
       AND name NOT LIKE 'ProfilerStep#%'
 ),
-thread AS (
-    SELECT run_id, rank, tid, row_number() OVER (ORDER BY run_id, rank, tid) AS thread_no
-    FROM (SELECT DISTINCT run_id, rank, launch_tid AS tid FROM iv) AS t
+iv_bucket AS (
+    SELECT iv.*, unnest(generate_series(start_ns // 1048576, (end_ns - 1) // 1048576)) AS bucket
+    FROM iv
 ),
-origin AS (
-    SELECT run_id, rank, min(t) - 1 AS base_ns
-    FROM (SELECT run_id, rank, start_ns AS t FROM iv
-          UNION ALL
-          SELECT run_id, rank, ts_ns AS t FROM host) AS u
-    GROUP BY run_id, rank
-),
-iv_key AS (
-    SELECT i.*, t.thread_no * 8796093022208 + (i.start_ns - o.base_ns) AS start_key,
-           t.thread_no * 8796093022208 + (i.end_ns - o.base_ns) AS end_key
-    FROM iv AS i
-    JOIN thread AS t ON t.run_id = i.run_id AND t.rank = i.rank AND t.tid = i.launch_tid
-    JOIN origin AS o ON o.run_id = i.run_id AND o.rank = i.rank
-),
-host_key AS (
-    SELECT h.*, t.thread_no * 8796093022208 + (h.ts_ns - o.base_ns) AS start_key,
-           t.thread_no * 8796093022208 + (h.end_ns - o.base_ns) AS end_key
+host_bucket AS (
+    SELECT h.*, unnest(generate_series(h.ts_ns // 1048576, (h.end_ns - 1) // 1048576)) AS bucket
     FROM host AS h
-    JOIN thread AS t ON t.run_id = h.run_id AND t.rank = h.rank AND t.tid = h.tid
-    JOIN origin AS o ON o.run_id = h.run_id AND o.rank = h.rank
+    JOIN (SELECT DISTINCT run_id, rank, launch_tid FROM iv) AS t
+        ON t.run_id = h.run_id AND t.rank = h.rank AND t.launch_tid = h.tid
 )
 SELECT
     i.run_name::VARCHAR                                                    AS run_name,       -- run name
     i.rank::INTEGER                                                        AS rank,           -- global rank
     i.step::INTEGER                                                        AS step,           -- step of the kernel after the gap
     i.stream_id::VARCHAR                                                   AS stream_id,      -- device stream that was idle
-    i.cause::VARCHAR                                                       AS cause,          -- idle cause: host_wait, kernel_wait or other (idle_interval)
+    i.cause::VARCHAR                                                       AS cause,          -- idle cause: host_wait or other (idle_interval)
     i.start_ns::BIGINT                                                     AS idle_start_ns,  -- idle interval start, ns since the epoch
     i.end_ns::BIGINT                                                       AS idle_end_ns,    -- idle interval end (start of the kernel after the gap), ns since the epoch
     i.dur_ns::BIGINT                                                       AS idle_ns,        -- idle interval length, ns
@@ -89,7 +74,9 @@ SELECT
     h.ts_ns::BIGINT                                                        AS host_ts_ns,     -- host event start, ns since the epoch
     (h.end_ns - h.ts_ns)::BIGINT                                           AS host_dur_ns,    -- host event duration, ns
     (least(h.end_ns, i.end_ns) - greatest(h.ts_ns, i.start_ns))::BIGINT    AS overlap_ns      -- part of the idle interval the host event covers, ns
-FROM iv_key AS i
-JOIN host_key AS h
-    ON h.start_key < i.end_key AND h.end_key > i.start_key
+FROM iv_bucket AS i
+JOIN host_bucket AS h
+    ON h.run_id = i.run_id AND h.rank = i.rank AND h.tid = i.launch_tid AND h.bucket = i.bucket
+WHERE h.ts_ns < i.end_ns AND h.end_ns > i.start_ns
+  AND i.bucket = greatest(h.ts_ns, i.start_ns) // 1048576
 ORDER BY i.run_name, i.rank, i.start_ns, i.stream_id, h.ts_ns, h.end_ns DESC, h.name;
