@@ -8,7 +8,8 @@
 --            (aten::copy_ inside aten::to ...): sum overlap_ns per host_kind or name, not over
 --            all rows of an interval.
 -- Source:    idle_interval (kernel ts / launch_tid / launch_ts_ns); event: framework ops (cat
---            cpu_op / operator / user_annotation, ProfilerStep#N excluded), runtime calls (cat
+--            cpu_op / operator / user_annotation, ProfilerStep#N excluded; torch_npu's task-queue
+--            thread, where CANN launches run: cat dequeue, named after the op), runtime calls (cat
 --            cuda_runtime / hip_runtime / runtime / cuda_driver / privateuse1_*; NPU: process
 --            CANN, AscendCL@... / Node@launch ...), all ph X with ts and dur.
 -- Reference: HolisticTraceAnalysis's idle-time "host wait" (the launch call came after the
@@ -37,13 +38,13 @@ host AS (
         run_id, rank, tid, ts_ns, ts_ns + dur_ns AS end_ns, name,
         CASE WHEN lower(name) LIKE '%synchroni%' THEN 'sync'
              WHEN name LIKE 'enumerate(DataLoader)%' THEN 'dataloader'
-             WHEN lower(cat) IN ('cpu_op', 'operator', 'user_annotation') AND coalesce(process_name, '') <> 'CANN'
+             WHEN lower(cat) IN ('cpu_op', 'operator', 'user_annotation', 'dequeue') AND coalesce(process_name, '') <> 'CANN'
                  THEN 'framework_op'
              ELSE 'runtime' END AS host_kind
     FROM event
     WHERE ph = 'X' AND ts_ns IS NOT NULL AND dur_ns > 0 AND tid IS NOT NULL
-      AND (lower(cat) IN ('cpu_op', 'operator', 'user_annotation', 'cuda_runtime', 'hip_runtime', 'runtime',
-                          'cuda_driver', 'privateuse1_runtime', 'privateuse1_driver')
+      AND (lower(cat) IN ('cpu_op', 'operator', 'user_annotation', 'dequeue', 'cuda_runtime', 'hip_runtime',
+                          'runtime', 'cuda_driver', 'privateuse1_runtime', 'privateuse1_driver')
            OR process_name = 'CANN')
       AND name NOT LIKE 'ProfilerStep#%'
 ),

@@ -36,5 +36,9 @@ def test_gaps_equal_the_profilers_wait_time(db):
 def test_idle_causes_from_the_cann_launches(db):
     got = dict(rows(db, "SELECT cause, interval_count FROM idle_time WHERE step IS NULL AND stream_id = '2'"))
     assert set(got) == {"host_wait", "kernel_wait", "other"} and sum(got.values()) == 184
-    # what the launching thread ran while stream 2 waited for the host: CANN calls
-    assert rows(db, "SELECT DISTINCT host_kind FROM host_wait WHERE cause = 'host_wait'") == [("runtime",)]
+    # what the launching (task-queue) thread ran while stream 2 waited for the host: CANN calls and
+    # the dequeued framework ops (Dequeue@Conv2D ...)
+    assert rows(db, "SELECT DISTINCT host_kind FROM host_wait WHERE cause = 'host_wait' ORDER BY 1") == \
+        [("framework_op",), ("runtime",)]
+    assert rows(db, "SELECT count(*) FROM host_wait WHERE host_kind = 'framework_op' AND host_name NOT LIKE 'Dequeue@%'") \
+        == [(0,)]
