@@ -30,15 +30,16 @@ FROM (
     tv AS (
         FROM rank_files(getvariable('run_id'), getvariable('rank'), ['trace_view'])
     ),
-    -- the Kineto kernel events of the rank's kernel rows: same file, start, stream and name
-    -- (one kernel starts at a time on a stream)
+    -- the Kineto kernel and copy events of the rank's kernel rows: same file, start, stream and
+    -- name (one kernel starts at a time on a stream); copies are gpu_memcpy / gpu_memset (2021: Memcpy / Memset)
     kk AS (
         SELECT k.kernel_id, e.file_id, e.pid, e.tid, e.ts_ns, e.corr
         FROM (SELECT file_id, pid, tid, ts_ns, name, TRY_CAST(a[1] AS BIGINT) AS corr, coalesce(a[2], tid) AS stream
               FROM (SELECT file_id, pid, tid, ts_ns, name, json_extract_string(args, ['$.correlation', '$.stream']) AS a
                     FROM event
                     WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND file_id IN (FROM kin)
-                      AND ph = 'X' AND lower(cat) = 'kernel' AND ts_ns IS NOT NULL)) AS e
+                      AND ph = 'X' AND lower(cat) IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'memcpy', 'memset')
+                      AND ts_ns IS NOT NULL)) AS e
         JOIN kernel AS k
           ON k.run_id = getvariable('run_id') AND k.rank = getvariable('rank') AND k.source = 'kineto'
          AND k.file_id = e.file_id AND k.ts_ns = e.ts_ns AND k.stream_id = e.stream AND k.name = e.name
