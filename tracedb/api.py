@@ -11,14 +11,21 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, Sequence
 
 import duckdb
 
 from . import db as _db
 from .errors import QueryError, TracedbError
-from .ingest import IngestReport
-from .ingest import ingest as _ingest
+
+if TYPE_CHECKING:
+    from .ingest import IngestReport
+
+
+def _ingest(con, paths, **kw) -> IngestReport:
+    """:func:`tracedb.ingest.ingest`, imported on first use: query commands start without it."""
+    from .ingest import ingest
+    return ingest(con, paths, **kw)
 
 DEFAULT_INGEST_MEMORY = "1400MB"
 ROLES = ("baseline", "comparison")

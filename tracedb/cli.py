@@ -18,8 +18,6 @@ import typer
 
 from . import api
 from .errors import EXIT_FAILURE, EXIT_INTERRUPTED, TracedbError
-from .output import render
-from .progress import terminal_bar
 
 app = typer.Typer(
     name="tracedb",
@@ -138,6 +136,7 @@ def _view_names(incomplete: str) -> list[str]:
 
 
 def _print(res, fmt: Format) -> None:
+    from .output import render
     sys.stdout.write(render(res.columns, res.rows, fmt.value))
 
 
@@ -183,6 +182,8 @@ def ingest(
     Examples:  tracedb ingest ./job/rank0_ascend_pt ./job/rank1_ascend_pt --run npu_run --role comparison
                tracedb ingest ./gpu_traces --run gpu_run --role baseline
     """
+    from .progress import terminal_bar
+
     say = (lambda s: None) if _state["quiet"] else _err
     bar = terminal_bar(sys.stderr) if sys.stderr.isatty() and not _state["quiet"] else None
     report = api.ingest(paths, db=db, run=run, role=role.value if role else None, replace=replace,
