@@ -53,7 +53,8 @@ def connect(db: str | Path | None = None, read_only: bool = True) -> duckdb.Duck
 def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: str | None = None,
            role: str | None = None, replace: bool = False, run_per_path: bool = False,
            allow_mixed_platforms: bool = False, progress: Callable[[str], None] = lambda s: None, bar=None,
-           threads: int | None = None, memory_limit: str | None = DEFAULT_INGEST_MEMORY) -> IngestReport:
+           threads: int | None = None, memory_limit: str | None = DEFAULT_INGEST_MEMORY,
+           storage_version: str | None = None) -> IngestReport:
     """Ingest profiler output into the database (created if missing) in one transaction.
 
     Args:
@@ -72,6 +73,8 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
         threads: DuckDB threads (default: all cores; large traces are parsed in that many slices).
         memory_limit: DuckDB memory limit (default 1400MB: whole-process peak RSS stays under
             1.5 GiB for any input size, measured on a 3 GB rank).
+        storage_version: DuckDB storage version of a database file this call creates
+            (default :data:`tracedb.db.STORAGE_VERSION`; see README "Opening the file elsewhere").
 
     Returns:
         IngestReport.
@@ -86,7 +89,7 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
     existed, wal_existed = path.exists(), _db.wal_path(path).exists()
     opened = False
     try:
-        con = _db.connect(path, threads=threads, memory_limit=memory_limit)
+        con = _db.connect(path, threads=threads, memory_limit=memory_limit, storage_version=storage_version)
         opened = True
         try:
             return _ingest(con, list(paths), run=run, role=role, replace=replace, run_per_path=run_per_path,

@@ -170,6 +170,11 @@ def ingest(
     memory_limit: str = typer.Option(api.DEFAULT_INGEST_MEMORY, "--memory-limit",
                                      help="DuckDB memory limit; peak RSS stays about 100 MB above it."),
     threads: Optional[int] = typer.Option(None, "--threads", help="DuckDB threads (default: all cores)."),
+    storage_version: Optional[str] = typer.Option(None, "--storage-version",
+                                                  help="DuckDB storage version of a new database file "
+                                                       "(default v1.4.0: DuckDB 1.4 and later open it); "
+                                                       "v1.0.0 for DuckDB 1.1-1.3 readers. An existing "
+                                                       "file keeps its own."),
 ) -> None:
     """Ingest profiler output into the database, in one transaction.
 
@@ -188,7 +193,8 @@ def ingest(
     bar = terminal_bar(sys.stderr) if sys.stderr.isatty() and not _state["quiet"] else None
     report = api.ingest(paths, db=db, run=run, role=role.value if role else None, replace=replace,
                         run_per_path=run_per_path, allow_mixed_platforms=allow_mixed_platforms,
-                        progress=say, bar=bar, memory_limit=memory_limit, threads=threads)
+                        progress=say, bar=bar, memory_limit=memory_limit, threads=threads,
+                        storage_version=storage_version)
     rows = ", ".join(f"{n:,} {t}" for t, n in sorted(report.rows.items())) or "no new rows"
     say(f"ingested {len(report.files_ingested)} file(s), skipped {len(report.files_skipped)}: {rows} "
         f"into run(s) {', '.join(report.runs)} in {report.seconds:.1f} s")
