@@ -4,7 +4,7 @@ CREATE TABLE IF NOT EXISTS tracedb_meta (
     key   VARCHAR PRIMARY KEY,
     value VARCHAR
 );
-COMMENT ON TABLE tracedb_meta IS 'Key/value settings of this database: schema_version, storage_version, tracedb_version.';
+COMMENT ON TABLE tracedb_meta IS 'Key/value settings of this database: schema_version, storage_version, tracedb_version; schema_hash and library_hash (the schema files and view library last applied: an ingest re-applies them only when they changed).';
 COMMENT ON COLUMN tracedb_meta.key IS 'Setting name.';
 COMMENT ON COLUMN tracedb_meta.value IS 'Setting value as text.';
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import fnmatch
 import re
 
+from tracedb.db import STORAGE_VERSION
 from tracedb.registry import load_library
 from tracedb.schema import sql_dir
 
@@ -57,7 +58,7 @@ def test_catalogue_lists_macros_and_internal_helpers(empty_db):
 
 
 def test_storage_version_recorded(empty_db):
-    assert empty_db.execute("SELECT value FROM tracedb_meta WHERE key = 'storage_version'").fetchone() == ("v1.0.0",)
+    assert empty_db.execute("SELECT value FROM tracedb_meta WHERE key = 'storage_version'").fetchone() == (STORAGE_VERSION,)
 
 
 # --- lint of the parsed library, in the manner of Perfetto's tools/check_sql_modules.py ----------

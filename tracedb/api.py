@@ -28,14 +28,33 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, Sequence
 
 import duckdb
 
 from . import db as _db
 from .errors import QueryError, TracedbError
-from .ingest import IngestReport
-from .ingest import ingest as _ingest
+
+if TYPE_CHECKING:
+    from .ingest import IngestReport
+
+
+def ingest_package():
+    """The subpackage :mod:`tracedb.ingest`, imported on first use (query commands start
+    without it). Importing a subpackage binds it as the attribute ``tracedb.ingest``, over the
+    public function :func:`tracedb.ingest`; the function is put back."""
+    import importlib
+    import sys
+    module = importlib.import_module(".ingest", __package__)
+    package = sys.modules[__package__]
+    if getattr(package, "ingest", None) is module:
+        package.ingest = ingest
+    return module
+
+
+def _ingest(con, paths, **kw) -> IngestReport:
+    """:func:`tracedb.ingest.ingest`, imported on first use."""
+    return ingest_package().ingest(con, paths, **kw)
 
 DEFAULT_INGEST_MEMORY = "1400MB"
 ROLES = ("baseline", "comparison")
@@ -164,7 +183,7 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
            role: str | None = None, replace: bool = False, run_per_path: bool = False,
            allow_mixed_platforms: bool = False, progress: Callable[[str], None] = lambda s: None, bar=None,
            threads: int | None = None, memory_limit: str | None = DEFAULT_INGEST_MEMORY,
-           step_range_pattern: str | None = None) -> IngestReport:
+           step_range_pattern: str | None = None, storage_version: str | None = None) -> IngestReport:
     """Ingest profiler output into the database (created if missing) in one transaction.
 
     Args:
@@ -186,6 +205,8 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
         step_range_pattern: Nsight exports: NVTX ranges whose text matches this regular
             expression (RE2; group 1 = step number, else their order) are steps; default
             ``^ProfilerStep#(\\d+)$``.
+        storage_version: DuckDB storage version of a database file this call creates
+            (default :data:`tracedb.db.STORAGE_VERSION`; see README "Opening the file elsewhere").
 
     Returns:
         IngestReport.
@@ -200,7 +221,7 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
     existed, wal_existed = path.exists(), _db.wal_path(path).exists()
     opened = False
     try:
-        con = _db.connect(path, threads=threads, memory_limit=memory_limit)
+        con = _db.connect(path, threads=threads, memory_limit=memory_limit, storage_version=storage_version)
         opened = True
         try:
             return _ingest(con, list(paths), run=run, role=role, replace=replace, run_per_path=run_per_path,

@@ -238,6 +238,11 @@ def ingest(
         None, "--step-range-pattern", help="Nsight exports: NVTX ranges whose text matches this regular expression "
                                            "(RE2) are steps; group 1 is the step number, else their order. "
                                            "Default: ^ProfilerStep#(\\d+)$."),
+    storage_version: Optional[str] = typer.Option(None, "--storage-version",
+                                                  help="DuckDB storage version of a new database file "
+                                                       "(default v1.4.0: DuckDB 1.4 and later open it); "
+                                                       "v1.0.0 for DuckDB 1.1-1.3 readers. An existing "
+                                                       "file keeps its own."),
 ) -> None:
     """Ingest profiler output into the database, in one transaction.
 
@@ -250,12 +255,14 @@ def ingest(
     Examples:  tracedb ingest ./job/rank0_ascend_pt ./job/rank1_ascend_pt --run npu_run --role comparison
                tracedb ingest ./gpu_traces --run gpu_run --role baseline
     """
+    from .progress import terminal_bar
+
     say = (lambda s: None) if _state["quiet"] else _err
     bar = terminal_bar(sys.stderr) if sys.stderr.isatty() and not _state["quiet"] else None
     report = api.ingest(paths, db=db, run=run, role=role.value if role else None, replace=replace,
                         run_per_path=run_per_path, allow_mixed_platforms=allow_mixed_platforms,
                         progress=say, bar=bar, memory_limit=memory_limit, threads=threads,
-                        step_range_pattern=step_range_pattern)
+                        step_range_pattern=step_range_pattern, storage_version=storage_version)
     rows = ", ".join(f"{n:,} {t}" for t, n in sorted(report.rows.items())) or "no new rows"
     say(f"ingested {len(report.files_ingested)} file(s), skipped {len(report.files_skipped)}: {rows} "
         f"into run(s) {', '.join(report.runs)} in {report.seconds:.1f} s")

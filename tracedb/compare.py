@@ -230,6 +230,8 @@ def _side_name(arg: str) -> tuple[str, bool]:
     folder name)."""
     if not os.path.exists(arg):
         return arg, False
+    from .api import ingest_package
+    ingest_package()
     from .ingest.detect import detect
     return detect(Path(arg)).default_name, True
 
@@ -248,7 +250,8 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
         InputError: a path cannot be ingested (that side's ingest is rolled back).
     """
     from . import db as _db
-    from .ingest import ingest as _ingest
+    from .api import ingest_package
+    _ingest = ingest_package().ingest
 
     if max_kernel_num is not None and max_kernel_num < 0:
         raise QueryError("--max-kernel-num must be 0 or more.")

@@ -1,19 +1,22 @@
 """Opening the database file: path checks, storage version, read-only and locked modes, lock errors.
 
-Every read-write open passes ``storage_compatibility_version = v1.0.0`` so that DuckDB 1.x
-shells and BI drivers can open files written by newer DuckDB (style.md §3.1, measured).
+A new database file is written with DuckDB storage version :data:`STORAGE_VERSION` (v1.4.0:
+DuckDB 1.4 LTS, 1.5 and 2.0 open it, the DuckDB 1.5.6 shell included; chosen with the storage
+matrix in bench/RESULTS.md); ``tracedb ingest --storage-version v1.0.0`` writes a file that
+DuckDB 1.1-1.3 can open too. An existing file keeps the version it was created with.
 
 ``--db`` must name a DuckDB file or a path that does not exist yet: DuckDB itself opens an
 existing CSV/Parquet file, ``:memory:`` or a folder without complaint as an in-memory database
 (the rows are lost at exit) and blocks forever on a FIFO, so :func:`check_db_path` looks at the
 path before DuckDB does.
 
-A ``.wal`` beside the file is replayed by DuckDB on open. With the pinned v1.0.0 storage the WAL
-carries no database identifier (newer storage writes one and refuses a foreign WAL), so a WAL of
-another tracedb database with the same tables cannot be told from this database's own WAL after
-a killed ingest, which must be replayed. What is caught: a ``.wal`` whose database file is
-missing (refused before DuckDB would replay it into a new file) and a ``.wal`` whose replay fails
-(the error names it and says it may belong to another database).
+A ``.wal`` beside the file is replayed by DuckDB on open. From storage v1.4.0 on the WAL carries
+the database's identifier and DuckDB refuses the WAL of another database ("WAL does not match
+database file"); the error names the ``.wal`` and says it may belong to another database. Files
+written with ``--storage-version`` below v1.4.0 have no identifier: a WAL of another tracedb
+database with the same tables cannot be told from this database's own WAL after a killed ingest
+and is replayed. Caught at every version: a ``.wal`` whose database file is missing (refused
+before DuckDB would replay it into a new file) and a ``.wal`` whose replay fails.
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ from .errors import DatabaseLockedError, TracedbError
 
 DEFAULT_DB = "tracedb.duckdb"
 DB_ENV = "TRACEDB_DB"
-STORAGE_VERSION = "v1.0.0"
+STORAGE_VERSION = "v1.4.0"    # see the module docstring and bench/RESULTS.md "Storage version"
 MAGIC = b"DUCK"            # bytes 8..11 of every DuckDB database file
 MAGIC_OFFSET = 8
 # names that are data files, not databases: DuckDB would create a database under that name
@@ -120,10 +123,23 @@ def check_db_path(db: str | os.PathLike | None, *, must_exist: bool = False) -> 
     return path
 
 
-def _settings(read_only: bool, threads: int | None, memory_limit: str | None, locked: bool) -> dict:
+_VERSION = re.compile(r"^(v\d+\.\d+\.\d+|latest)$")
+
+
+def check_storage_version(version: str) -> str:
+    """``version`` if it looks like a DuckDB storage version (``v1.5.0``, ``latest``); DuckDB
+    itself says whether it knows it when the file is created."""
+    if not _VERSION.match(version or ""):
+        raise TracedbError(f"unknown storage version {version!r}.",
+                           hint="give a DuckDB version such as v1.0.0, v1.5.0 or latest.")
+    return version
+
+
+def _settings(read_only: bool, threads: int | None, memory_limit: str | None, locked: bool,
+              storage_version: str | None = None) -> dict:
     config: dict = {}
     if not read_only:
-        config["storage_compatibility_version"] = STORAGE_VERSION
+        config["storage_compatibility_version"] = storage_version or STORAGE_VERSION
     if threads:
         config["threads"] = threads
     if memory_limit:
@@ -135,7 +151,8 @@ def _settings(read_only: bool, threads: int | None, memory_limit: str | None, lo
 
 def connect(db: str | os.PathLike | None = None, *, read_only: bool = False,
             threads: int | None = None, memory_limit: str | None = None,
-            must_exist: bool = False, locked: bool = False) -> duckdb.DuckDBPyConnection:
+            must_exist: bool = False, locked: bool = False,
+            storage_version: str | None = None) -> duckdb.DuckDBPyConnection:
     """Open the tracedb database.
 
     Args:
@@ -145,6 +162,8 @@ def connect(db: str | os.PathLike | None = None, *, read_only: bool = False,
         must_exist: fail if the file does not exist (query commands).
         locked: read-only and locked down for untrusted SQL: no extension install/load, no
             Python replacement scans, configuration frozen (see :data:`LOCKED_SETTINGS`).
+        storage_version: DuckDB storage version of a file this call creates (default
+            :data:`STORAGE_VERSION`); an existing file keeps the version it was written with.
 
     Returns:
         A DuckDB connection.
@@ -158,7 +177,8 @@ def connect(db: str | os.PathLike | None = None, *, read_only: bool = False,
     path = check_db_path(db, must_exist=must_exist or read_only)
     try:
         con = duckdb.connect(str(path), read_only=read_only,
-                             config=_settings(read_only, threads, memory_limit, locked))
+                             config=_settings(read_only, threads, memory_limit, locked,
+                                              storage_version and check_storage_version(storage_version)))
         con.execute("SET enable_progress_bar = false")
         if locked:
             con.execute("SET lock_configuration = true")

@@ -330,6 +330,9 @@ def write_install_cache(root: Path | None = None) -> bool:
     return True
 
 
+LIBRARY_HASH_KEY = "library_hash"
+
+
 def install(con: duckdb.DuckDBPyConnection, objects: list[SqlObject] | None = None) -> list[dict]:
     """Create or replace every library object, re-apply all comments, refresh ``tracedb_object``.
 
@@ -346,3 +349,23 @@ def install(con: duckdb.DuckDBPyConnection, objects: list[SqlObject] | None = No
                     [[o["name"], o["kind"], o["schema"], o["topic"], o["grain"], o["header"], o["parameters"],
                       f"queries/{o['topic']}/{o['file']}"] for o in plan])
     return plan
+
+
+def install_if_changed(con: duckdb.DuckDBPyConnection) -> bool:
+    """:func:`install` the library unless the database already holds this version of it
+    (``tracedb_meta.library_hash`` equals :func:`library_hash` of the SQL files).
+
+    An ingest into a database whose library is current then writes no view, comment or
+    catalogue row (0.2 s and a catalogue rewrite saved per ingest).
+
+    Returns:
+        True if the library was installed.
+    """
+    from .schema import meta_value
+
+    digest = library_hash()
+    if meta_value(con, LIBRARY_HASH_KEY) == digest:
+        return False
+    install(con)
+    con.execute("INSERT OR REPLACE INTO tracedb_meta VALUES (?, ?)", [LIBRARY_HASH_KEY, digest])
+    return True

@@ -230,7 +230,7 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
                 touched |= command.run(plan, role, allow_mixed_platforms)
             _derived_rows(con, touched, report)
             report.files_skipped += catalog.skipped
-            registry.install(con)
+            registry.install_if_changed(con)
             con.execute("COMMIT")
             break
         except SplitReadFailed:

@@ -1,0 +1,84 @@
+"""Cold start: read-only commands import no ingest machinery and never write the database; an
+ingest applies the schema files and installs the view library only when they changed."""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+from typer.testing import CliRunner
+
+import tracedb.ingest as ingest_module
+from tracedb import registry
+from tracedb.cli import app
+
+from conftest import FIXTURES, ROOT, ingest_paths, rows
+
+RANK0 = FIXTURES / "ascend" / "level1" / "rank0_ascend_pt"
+RANK1 = FIXTURES / "ascend" / "level1" / "rank1_ascend_pt"
+runner = CliRunner()
+
+
+def _state(path: Path) -> tuple:
+    st = os.stat(path)
+    return hashlib.sha256(path.read_bytes()).hexdigest(), st.st_mtime_ns, st.st_size
+
+
+def test_read_only_commands_leave_the_file_untouched(db_path):
+    ingest_paths(db_path, RANK0, run="r")
+    before = _state(db_path)
+    for args in (["query", "step_breakdown"], ["query", "SELECT count(*) FROM kernel"], ["runs"],
+                 ["describe", "step_breakdown"], ["describe", "kernel"], ["views"]):
+        res = runner.invoke(app, [*args, "--db", str(db_path)])
+        assert res.exit_code == 0, (args, res.output)
+        assert _state(db_path) == before, args
+        assert not Path(str(db_path) + ".wal").exists(), args
+
+
+def test_query_command_imports_no_ingest_or_parser():
+    code = ("import sys, tracedb.cli, tracedb.api, tracedb.output; "
+            "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('sqlglot', 'pandas', 'pyarrow', 'numpy') or m.startswith('tracedb.ingest'))))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def _spy(monkeypatch):
+    calls = {"schema": [], "install": 0}
+    apply_schema, install = ingest_module.apply_schema, registry.install
+
+    def spy_schema(con):
+        calls["schema"].append(apply_schema(con))
+        return calls["schema"][-1]
+
+    def spy_install(con, *a, **kw):
+        calls["install"] += 1
+        return install(con, *a, **kw)
+
+    monkeypatch.setattr(ingest_module, "apply_schema", spy_schema)
+    monkeypatch.setattr(registry, "install", spy_install)
+    return calls
+
+
+def test_ingest_skips_schema_and_library_when_current(db_path, monkeypatch):
+    calls = _spy(monkeypatch)
+    ingest_paths(db_path, RANK0, run="r")
+    assert calls == {"schema": [True], "install": 1}
+    digest = registry.library_hash()
+    assert rows(db_path, "SELECT value FROM tracedb_meta WHERE key = 'library_hash'") == [(digest,)]
+
+    ingest_paths(db_path, RANK1, run="r")            # same library and schema: neither runs
+    assert calls == {"schema": [True, False], "install": 1}
+    assert rows(db_path, "SELECT count(DISTINCT rank) FROM kernel") == [(2,)]
+
+    con = duckdb.connect(str(db_path))                # an older library in the file
+    con.execute("UPDATE tracedb_meta SET value = 'old' WHERE key = 'library_hash'")
+    con.execute("DROP VIEW step_breakdown")
+    con.close()
+    ingest_paths(db_path, RANK1, run="r")            # nothing new to read, but the library is stale
+    assert calls["install"] == 2
+    assert rows(db_path, "SELECT value FROM tracedb_meta WHERE key = 'library_hash'") == [(digest,)]
+    assert rows(db_path, "SELECT count(*) > 0 FROM step_breakdown") == [(True,)]
