@@ -1,7 +1,8 @@
--- Kernel classification rules: data, not code. The view kernel_category applies them to every
--- kernel, and every view that splits computing from communication (step_breakdown, free_time,
--- uncovered_communication, capture_breakdown, overall_summary, ...) reads kernel_category, so a
--- rule added here with plain SQL changes those views at once (no re-ingest).
+-- Kernel classification rules: data, not code. Every view that splits computing from
+-- communication and copies (step_breakdown, free_time, uncovered_communication,
+-- capture_breakdown, overall_summary, kernel_category, ...) follows them. Ingest applies them to
+-- each rank's kernels once (table kernel_rule_match); after adding or changing a rule with plain
+-- SQL, `tracedb reclassify` applies it to the kernels already in the file (no re-ingest).
 --
 -- How a kernel is classified (kernel_category): every enabled rule of the kernel's platform (or
 -- of any platform) whose pattern matches the chosen field is a match; each output column
@@ -134,3 +135,23 @@ VALUES
     (217, NULL, 'framework_op', '%all\_reduce%', NULL, NULL, NULL, 'allreduce', 650, 'collective from the launching op'),
     (218, NULL, 'framework_op', '%allgather%', NULL, NULL, NULL, 'allgather', 650, 'collective from the launching op'),
     (219, NULL, 'framework_op', '%reduce\_scatter%', NULL, NULL, NULL, 'reducescatter', 650, 'collective from the launching op');
+
+CREATE TABLE IF NOT EXISTS kernel_rule_match (
+    run_id       INTEGER NOT NULL,
+    rank         INTEGER NOT NULL,
+    kernel_id    BIGINT NOT NULL,
+    category     VARCHAR,
+    sub_category VARCHAR,
+    direction    VARCHAR,
+    collective   VARCHAR,
+    rule_id      INTEGER
+);
+COMMENT ON TABLE kernel_rule_match IS 'What kernel_class_rule gives each kernel, stored at ingest (derive/130), one row per kernel, so the views do not match the rules on every query; a NULL category is Other. A kernel without a row (inserted with SQL since) counts by its reader''s is_communication flag and copy_kind. After adding or changing a rule, run tracedb reclassify (or re-ingest) to apply it.';
+COMMENT ON COLUMN kernel_rule_match.run_id IS 'Run (run.run_id).';
+COMMENT ON COLUMN kernel_rule_match.rank IS 'Rank (rank.rank).';
+COMMENT ON COLUMN kernel_rule_match.kernel_id IS 'Kernel (kernel.kernel_id).';
+COMMENT ON COLUMN kernel_rule_match.category IS 'Category of the winning rule that sets one (Flash Attention, Conv, Matmul, Cube, Vector, Communication, Memcpy, SDMA ...); NULL = Other.';
+COMMENT ON COLUMN kernel_rule_match.sub_category IS 'cube, vector or trans from the winning rule that sets one.';
+COMMENT ON COLUMN kernel_rule_match.direction IS 'fwd or bwd from the winning rule that sets one.';
+COMMENT ON COLUMN kernel_rule_match.collective IS 'Normalised collective type (allreduce, allgather, ...) from the winning rule that sets one.';
+COMMENT ON COLUMN kernel_rule_match.rule_id IS 'kernel_class_rule.rule_id that gave the category.';

@@ -681,6 +681,20 @@ def run_tables(con) -> list[str]:
     return [f'"{s}"."{t}"' for s, t in found]
 
 
+def reclassify(db: str | Path | None = None) -> int:
+    """Apply the kernel classification rules (table ``kernel_class_rule``) again to every
+    kernel in the database, in one transaction: what a rule added or changed with SQL needs
+    before the views show it. Returns the number of ranks classified.
+
+    Raises:
+        QueryError: the database holds no run.
+    """
+    from .ingest.derive import reclassify as _reclassify
+    ingest_package()
+    with _run_edit(db) as con:
+        return _reclassify(con)
+
+
 def runs_rm(run: str, db: str | Path | None = None) -> dict[str, int]:
     """Delete a run: its rows in every table with a ``run_id`` column, in one transaction.
 

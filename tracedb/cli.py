@@ -504,6 +504,24 @@ def check(
 
 
 @command()
+def reclassify(db: DbOption = None) -> None:
+    """Apply the kernel classification rules again to every kernel in the database.
+
+    The rules are the table kernel_class_rule (category, sub-category, direction, collective per
+    kernel name / op type / core / launching op pattern); ingest applies them once per rank.
+    After adding or changing a rule with SQL, run this so step_breakdown, kernel_category and
+    the other views follow it.
+
+    Examples:
+      tracedb query --write "UPDATE kernel_class_rule SET enabled = false WHERE rule_id = 25"
+      tracedb reclassify
+    """
+    n = api.reclassify(db)
+    if not _state["quiet"]:
+        _err(f"classified the kernels of {n} rank(s)")
+
+
+@command()
 def compare(
     baseline: str = typer.Argument(..., help="Baseline: a run name, or a profiler folder / trace file to ingest "
                                              "(run name = its folder name)."),

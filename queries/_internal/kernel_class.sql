@@ -8,143 +8,24 @@
 -- Reference: per output column (category, sub_category, direction, collective) the matching rule
 --            with the lowest (priority, rule_id) that sets it wins; no category rule → Other.
 --            Communication = category Communication; copies = Memcpy, Memset, SDMA.
--- Method:    rules are matched against the distinct (platform, name, op_type, accelerator_core,
---            task_type, copy_kind, source, is_communication) values and the distinct op names, not against every
---            kernel (a few thousand LIKE tests instead of kernels × rules); each kernel then takes
---            its key's and its op chain's best rule by equality joins.
+-- Method:    the match is stored per kernel at ingest (table kernel_rule_match, derive/130);
+--            after changing kernel_class_rule, `tracedb reclassify` re-applies the rules. A kernel
+--            without a stored row (written with SQL since) counts by its reader's flags.
 -- Units:     *_ns integer nanoseconds; size_bytes bytes.
 CREATE OR REPLACE VIEW tracedb_internal.kernel_class AS
-WITH rule AS (
-    SELECT *, CAST(priority AS BIGINT) * 1000000 + rule_id AS ord
-    FROM kernel_class_rule
-    WHERE enabled
-),
-kernel_key AS (
-    SELECT DISTINCT r.platform, k.name, k.op_type, k.accelerator_core, k.task_type, k.copy_kind, k.source,
-           k.is_communication
-    FROM kernel AS k
-    JOIN run AS r
-        ON r.run_id = k.run_id
-),
-key_best AS (
-    SELECT
-        x.platform, x.name, x.op_type, x.accelerator_core, x.task_type, x.copy_kind, x.source, x.is_communication,
-        min(CASE WHEN u.category IS NOT NULL THEN u.ord END) AS category_ord,
-        min(CASE WHEN u.sub_category IS NOT NULL THEN u.ord END) AS sub_category_ord,
-        min(CASE WHEN u.direction IS NOT NULL THEN u.ord END) AS direction_ord,
-        min(CASE WHEN u.collective IS NOT NULL THEN u.ord END) AS collective_ord
-    FROM kernel_key AS x
-    JOIN rule AS u
-        ON (u.platform IS NULL OR u.platform = x.platform)
-        AND lower(CASE u.match_field
-                      WHEN 'name' THEN x.name
-                      WHEN 'op_type' THEN x.op_type
-                      WHEN 'accelerator_core' THEN x.accelerator_core
-                      WHEN 'task_type' THEN x.task_type
-                      WHEN 'copy_kind' THEN x.copy_kind
-                      WHEN 'source' THEN x.source
-                      WHEN 'is_communication' THEN CASE WHEN x.is_communication THEN 'true' ELSE 'false' END
-                  END) LIKE lower(u.pattern) ESCAPE '\'
-    GROUP BY x.platform, x.name, x.op_type, x.accelerator_core, x.task_type, x.copy_kind, x.source, x.is_communication
-),
-key_class AS (
-    -- the winning value of each column per key, resolved here rather than per kernel
-    SELECT b.*, c.category, c.rule_id, s.sub_category, d.direction, t.collective
-    FROM key_best AS b
-    LEFT JOIN rule AS c ON c.ord = b.category_ord
-    LEFT JOIN rule AS s ON s.ord = b.sub_category_ord
-    LEFT JOIN rule AS d ON d.ord = b.direction_ord
-    LEFT JOIN rule AS t ON t.ord = b.collective_ord
-),
-launch_op AS (
-    SELECT DISTINCT run_id, rank, op_id
-    FROM kernel
-    WHERE op_id IS NOT NULL
-),
-chain AS (
-    -- the launching op and up to 3 enclosing ops (msprof-analyze takes the outermost op of a
-    -- mask that holds the launch)
-    SELECT l.run_id, l.rank, l.op_id, o0.name AS n0, o1.name AS n1, o2.name AS n2, o3.name AS n3
-    FROM launch_op AS l
-    JOIN op AS o0
-        ON o0.run_id = l.run_id AND o0.rank = l.rank AND o0.op_id = l.op_id
-    LEFT JOIN op AS o1
-        ON o1.run_id = l.run_id AND o1.rank = l.rank AND o1.op_id = o0.parent_op_id
-    LEFT JOIN op AS o2
-        ON o2.run_id = l.run_id AND o2.rank = l.rank AND o2.op_id = o1.parent_op_id
-    LEFT JOIN op AS o3
-        ON o3.run_id = l.run_id AND o3.rank = l.rank AND o3.op_id = o2.parent_op_id
-),
-op_chain AS (
-    -- one row per (launching op, op of its chain)
-    SELECT run_id, rank, op_id, n0 AS name FROM chain
-    UNION ALL
-    SELECT run_id, rank, op_id, n1 FROM chain WHERE n1 IS NOT NULL
-    UNION ALL
-    SELECT run_id, rank, op_id, n2 FROM chain WHERE n2 IS NOT NULL
-    UNION ALL
-    SELECT run_id, rank, op_id, n3 FROM chain WHERE n3 IS NOT NULL
-),
-op_name_best AS (
-    SELECT
-        x.platform, x.name,
-        min(CASE WHEN u.category IS NOT NULL THEN u.ord END) AS category_ord,
-        min(CASE WHEN u.sub_category IS NOT NULL THEN u.ord END) AS sub_category_ord,
-        min(CASE WHEN u.direction IS NOT NULL THEN u.ord END) AS direction_ord,
-        min(CASE WHEN u.collective IS NOT NULL THEN u.ord END) AS collective_ord
-    FROM (SELECT DISTINCT r.platform, c.name FROM op_chain AS c JOIN run AS r ON r.run_id = c.run_id) AS x
-    JOIN rule AS u
-        ON u.match_field = 'framework_op' AND (u.platform IS NULL OR u.platform = x.platform)
-        AND lower(x.name) LIKE lower(u.pattern) ESCAPE '\'
-    GROUP BY x.platform, x.name
-),
-op_best AS (
-    SELECT
-        c.run_id, c.rank, c.op_id,
-        min(b.category_ord) AS category_ord,
-        min(b.sub_category_ord) AS sub_category_ord,
-        min(b.direction_ord) AS direction_ord,
-        min(b.collective_ord) AS collective_ord
-    FROM op_chain AS c
-    JOIN run AS r
-        ON r.run_id = c.run_id
-    JOIN op_name_best AS b
-        ON b.platform IS NOT DISTINCT FROM r.platform AND b.name = c.name
-    GROUP BY c.run_id, c.rank, c.op_id
-),
-op_class AS (
-    SELECT b.*, c.category, c.rule_id, s.sub_category, d.direction, t.collective
-    FROM op_best AS b
-    LEFT JOIN rule AS c ON c.ord = b.category_ord
-    LEFT JOIN rule AS s ON s.ord = b.sub_category_ord
-    LEFT JOIN rule AS d ON d.ord = b.direction_ord
-    LEFT JOIN rule AS t ON t.ord = b.collective_ord
-),
-best AS (
-    -- per column, the launching op's rule when it comes first, else the key's
+WITH best AS (
     SELECT
         k.run_id, k.rank, k.kernel_id, k.step, k.name, k.group_name, k.ts_ns, k.dur_ns, k.copy_kind,
-        k.size_bytes, k.op_id,
-        CASE WHEN ob.category_ord < coalesce(kb.category_ord, ob.category_ord + 1)
-             THEN ob.category ELSE kb.category END AS category,
-        CASE WHEN ob.category_ord < coalesce(kb.category_ord, ob.category_ord + 1)
-             THEN ob.rule_id ELSE kb.rule_id END AS rule_id,
-        CASE WHEN ob.sub_category_ord < coalesce(kb.sub_category_ord, ob.sub_category_ord + 1)
-             THEN ob.sub_category ELSE kb.sub_category END AS sub_category,
-        CASE WHEN ob.direction_ord < coalesce(kb.direction_ord, ob.direction_ord + 1)
-             THEN ob.direction ELSE kb.direction END AS direction,
-        CASE WHEN ob.collective_ord < coalesce(kb.collective_ord, ob.collective_ord + 1)
-             THEN ob.collective ELSE kb.collective END AS collective
+        k.size_bytes, k.op_id, m.rule_id, m.sub_category, m.direction, m.collective,
+        -- a kernel not classified yet (rows written with SQL, no tracedb reclassify since) counts
+        -- by what its reader said: its communication flag and copy kind
+        CASE WHEN m.kernel_id IS NOT NULL THEN m.category
+             WHEN k.is_communication THEN 'Communication'
+             WHEN k.copy_kind = 'Memset' THEN 'Memset'
+             WHEN k.copy_kind IS NOT NULL THEN 'Memcpy' END AS category
     FROM kernel AS k
-    JOIN run AS r
-        ON r.run_id = k.run_id
-    LEFT JOIN key_class AS kb
-        ON kb.platform IS NOT DISTINCT FROM r.platform AND kb.name IS NOT DISTINCT FROM k.name
-        AND kb.op_type IS NOT DISTINCT FROM k.op_type AND kb.accelerator_core IS NOT DISTINCT FROM k.accelerator_core
-        AND kb.task_type IS NOT DISTINCT FROM k.task_type AND kb.copy_kind IS NOT DISTINCT FROM k.copy_kind
-        AND kb.source IS NOT DISTINCT FROM k.source AND kb.is_communication = k.is_communication
-    LEFT JOIN op_class AS ob
-        ON ob.run_id = k.run_id AND ob.rank = k.rank AND ob.op_id = k.op_id
+    LEFT JOIN kernel_rule_match AS m
+        ON m.run_id = k.run_id AND m.rank = k.rank AND m.kernel_id = k.kernel_id
 )
 SELECT
     b.run_id::INTEGER                                      AS run_id,            -- run

@@ -7,6 +7,7 @@ import json
 import duckdb
 import pytest
 
+from tracedb.ingest.derive import reclassify
 from conftest import CORPUS, ingest_paths, rows
 
 BASE = 1_700_000_000_000_000_000
@@ -58,7 +59,7 @@ def test_deepep_kernels_on_their_own_stream_are_communication(tmp_path):
 
 
 def test_a_rule_added_with_sql_changes_step_breakdown(tmp_path):
-    """No re-ingest: the views read the rules."""
+    """No re-ingest: a rule changed with SQL and applied by reclassify changes the views."""
     db = tmp_path / "t.duckdb"
     ingest_paths(db, deepep_trace(tmp_path / "ep.pt.trace.json"))
     con = duckdb.connect(str(db))
@@ -67,11 +68,15 @@ def test_a_rule_added_with_sql_changes_step_breakdown(tmp_path):
         assert before == (130_000, 120_000)
         con.execute("INSERT INTO kernel_class_rule (rule_id, platform, match_field, pattern, category, priority, note) "
                     "VALUES (1000, 'gpu', 'name', '%vectorized_elementwise%', 'Communication', 5, 'test')")
+        # stored classes until the rules are applied again
+        assert con.execute("SELECT computing_ns, communication_ns FROM step_breakdown").fetchone() == before
+        assert reclassify(con) == 1
         # the elementwise kernel (1230-1260) is now communication: computing 100 µs, communication
         # 120 + 30 minus the 10 µs it shares with combine = 140 µs
         assert con.execute("SELECT computing_ns, communication_ns FROM step_breakdown").fetchone() == (100_000, 140_000)
         # switching the DeepEP rules off books DeepEP as computing again
         con.execute("UPDATE kernel_class_rule SET enabled = false WHERE rule_id IN (25, 26, 27, 32, 1000)")
+        reclassify(con)
         assert con.execute("SELECT computing_ns, communication_ns FROM step_breakdown").fetchone() == (210_000, 0)
     finally:
         con.close()
@@ -136,6 +141,7 @@ def what_each_rule_matches(db):
                                       "ORDER BY rule_id").fetchall():
             con.execute("BEGIN")
             con.execute("UPDATE kernel_class_rule SET priority = -1 WHERE rule_id = ?", [rule_id])
+            reclassify(con)
             out[rule_id] = set(con.execute(
                 "SELECT DISTINCT c.name, k.is_communication, k.copy_kind IS NOT NULL FROM kernel_category AS c "
                 "JOIN run AS r ON r.run_name = c.run_name "

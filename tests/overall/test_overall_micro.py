@@ -2,6 +2,8 @@
 Notify_Wait tasks of the plane with the least wait."""
 from __future__ import annotations
 
+from tracedb.ingest.derive import reclassify
+
 # compute MatMul   [0, 10)          (AI_CORE: Cube)
 # group A op       [5, 30)
 # group B op            [20, 40)
@@ -24,6 +26,7 @@ def summary(con):
 def test_two_groups_exposed_at_once(empty_db):
     con = empty_db
     con.execute(KERNELS)
+    reclassify(con)       # rows written with SQL: apply the rules, as tracedb reclassify does
     got = summary(con)
     assert got == {
         ("Computing Time", None): (10, 1),
@@ -49,6 +52,7 @@ def test_wait_is_the_least_waiting_plane_outside_rdma_patterns(empty_db):
     with the least wait is 0; of its 4 ns, all lie outside computing (ends at 10): Wait = 4."""
     con = empty_db
     con.execute(KERNELS)
+    reclassify(con)       # rows written with SQL: apply the rules, as tracedb reclassify does
     con.execute("""INSERT INTO link (run_id, rank, file_id, group_name, op_name, plane_id, task_name, ts_ns, dur_ns)
         VALUES (1, 0, 0, 'A', 'hcom_allReduce__1_1_1', 0, 'Notify_Wait', 12, 4),
                (1, 0, 0, 'A', 'hcom_allReduce__1_1_1', 0, 'RDMASend', 17, 1),

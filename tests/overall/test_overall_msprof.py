@@ -41,12 +41,6 @@ MSPROF = {
     ("Free", "Free Time"): ("25.74405", None, "26.675274", None),
     ("E2E Time", None): ("136.581009", None, "131.912616", None),
 }
-# Rows that need the launching framework op (kernel.op_id → op.name, filled by the op-tree
-# work): msprof-analyze books the vector kernels an aten::conv* / aten::mm op launched
-# (TransData, Cast ...) under Conv / Matmul, tracedb (no op rows yet) under Vector. The sums
-# over these rows agree; see test_framework_op_rows_differ_only_in_where_vector_kernels_go.
-NEEDS_OP = {"Conv (Forward)", "Conv (Forward) (Vector)", "Conv (Backward)", "Conv (Backward) (Vector)", "Matmul",
-            "Matmul (Vector)", "Vector", "Vector (Trans)", "Vector (No Trans)"}
 TOL = Decimal(1000)  # max(1 µs, 0.1 %): every row here is below 1 s, so 0.1 % ≥ 1 µs only above 1 ms
 LEVEL1 = "msinsight/test/data/pytorch/text/level1"
 
@@ -67,8 +61,6 @@ def test_overall_summary_equals_msprof_analyze(level1_db):
     got = {(m, p, r): (d, n) for r, m, p, d, n in rows(
         level1_db, "SELECT rank, metric, parent_metric, dur_ns, kernel_count FROM overall_summary")}
     for (metric, parent), (ms0, n0, ms1, n1) in MSPROF.items():
-        if metric in NEEDS_OP:
-            continue
         for rank, ms, n in ((0, ms0, n0), (1, ms1, n1)):
             d, count = got[(metric, parent, rank)]
             assert abs(Decimal(d) - Decimal(ms) * 1_000_000) <= tol(ms), (metric, rank, d, ms)
@@ -88,20 +80,24 @@ def test_capture_breakdown_is_the_headline_of_overall_summary(level1_db):
         assert cap[rank][0] + cap[rank][1] + cap[rank][2] == cap[rank][3]
 
 
-def test_framework_op_rows_differ_only_in_where_vector_kernels_go(level1_db):
-    """Until the op table is filled, the vector kernels launched by aten::conv* / aten::mm are in
-    Vector: the cube parts match msprof-analyze exactly, the sum Conv + Matmul + Vector matches,
-    and the count difference is exactly the (Vector) children msprof-analyze shows."""
-    got = {(m, r): (d, n) for r, m, d, n in rows(
-        level1_db, "SELECT rank, metric, dur_ns, kernel_count FROM overall_summary "
-                   "WHERE parent_metric = 'Computing Time' OR metric = 'Computing Time'")}
+def test_vector_kernels_go_under_the_framework_op_that_launched_them(level1_db):
+    """msprof-analyze books the vector kernels launched by aten::conv* / aten::mm under Conv /
+    Matmul (Vector), through the launching framework op (kernel.op_id → op, the launching-op
+    rules of kernel_class_rule): every such row's duration and kernel count equal its xlsx."""
+    got = {(m, p, r): (d, n) for r, m, p, d, n in rows(
+        level1_db, "SELECT rank, metric, parent_metric, dur_ns, kernel_count FROM overall_summary")}
     for rank, col in ((0, 0), (1, 2)):
-        groups = ("Conv (Forward)", "Conv (Backward)", "Matmul", "Vector")
-        ours = sum(got.get((m, rank), (0, 0))[0] for m in groups)
-        theirs = sum(Decimal(MSPROF[(m, "Computing Time")][col]) * 1_000_000 for m in groups)
-        assert abs(Decimal(ours) - theirs) <= TOL, rank
-        moved = sum(MSPROF[(f"{m} (Vector)", m)][col + 1] for m in ("Conv (Forward)", "Conv (Backward)", "Matmul"))
-        assert got[("Vector", rank)][1] == MSPROF[("Vector", "Computing Time")][col + 1] + moved
+        for m in ("Conv (Forward)", "Conv (Backward)", "Matmul"):
+            for sub in (f"{m} (Cube)", f"{m} (Vector)"):
+                if (sub, m) not in MSPROF:
+                    continue
+                ms, n = MSPROF[(sub, m)][col], MSPROF[(sub, m)][col + 1]
+                d, count = got[(sub, m, rank)]
+                assert abs(Decimal(d) - Decimal(ms) * 1_000_000) <= tol(ms), (sub, rank, d, ms)
+                assert count == n, (sub, rank, count, n)
+        d, count = got[("Vector", "Computing Time", rank)]
+        assert count == MSPROF[("Vector", "Computing Time")][col + 1], rank
+        assert abs(Decimal(d) - Decimal(MSPROF[("Vector", "Computing Time")][col]) * 1_000_000) <= TOL, rank
 
 
 # msprof-analyze's Diff Duration(ms) (rounded to 2 decimals) and Diff Ratio (rounded to 4) of the

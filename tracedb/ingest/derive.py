@@ -45,3 +45,16 @@ def run(con: duckdb.DuckDBPyConnection, run_id: int, rank: int) -> None:
     for _name, guard, sql in _steps():
         if guard is None or con.execute(guard).fetchone()[0]:
             con.execute(sql)
+
+
+def reclassify(con: duckdb.DuckDBPyConnection) -> int:
+    """Apply ``kernel_class_rule`` again to every kernel in the file (derive/130 for every rank
+    that has kernels), after a rule was added or changed; returns the number of ranks."""
+    sql = next(sql for name, _guard, sql in _steps() if name.startswith("130_"))
+    ranks = con.execute("SELECT DISTINCT run_id, rank FROM kernel ORDER BY run_id, rank").fetchall()
+    con.execute("DELETE FROM kernel_rule_match WHERE (run_id, rank) NOT IN (SELECT DISTINCT run_id, rank FROM kernel)")
+    for run_id, rank in ranks:
+        con.execute(f"SET VARIABLE run_id = {int(run_id)}")
+        con.execute(f"SET VARIABLE rank = {int(rank)}")
+        con.execute(sql)
+    return len(ranks)
