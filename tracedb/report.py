@@ -133,7 +133,8 @@ def _op_diff(con, baseline: str | None, comparison: str | None) -> Chart:
                 orientation="h", marker_color="#72b7b2")
     fig.add_bar(y=y, x=[r["comparison_total_ns"] / 1e6 for r in rows], name=f"comparison {comparison}",
                 orientation="h", marker_color="#f58518")
-    fig.update_layout(barmode="group", xaxis_title="total device time, ms", height=max(400, 28 * len(rows)))
+    fig.update_layout(barmode="group", xaxis_title="total device time, ms", height=max(400, 28 * len(rows)),
+                      yaxis_automargin=True)
     chart.figure = fig
     return chart
 
