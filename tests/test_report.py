@@ -117,3 +117,16 @@ def test_a_page_error_is_reported(tmp_path):
     dom = run_browser(page.as_uri(), "--dump-dom", browser=browser)
     errors = re.search(r'data-errors="([^"]*)"', dom).group(1)
     assert "undefinedFn" in htmllib.unescape(errors)
+
+
+def test_png_writes_each_chart(db, tmp_path):
+    browser = _browser_or_skip()
+    import struct
+    rep = api.report(tmp_path / "r.html", db=db, run=BASE, png=tmp_path / "png")
+    assert browser
+    files = sorted(p.name for p in (tmp_path / "png").iterdir())
+    assert files == sorted(f"{c.key}.png" for c in rep.drawn)
+    for name in files:
+        head = (tmp_path / "png" / name).read_bytes()[:24]
+        assert head[:8] == b"\x89PNG\r\n\x1a\n"
+        assert struct.unpack(">II", head[16:24]) == (1000, 500)       # IHDR width, height

@@ -335,3 +335,34 @@ def run_browser(url: str, *args: str, browser: str | None = None, timeout: float
         out = subprocess.run([browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=10000",
                               *args, url], capture_output=True, text=True, timeout=timeout, check=True)
     return out.stdout
+
+
+PNG_WIDTH, PNG_HEIGHT = 1000, 500
+
+
+def write_pngs(report: Report, out_dir: str | Path, *, browser: str | None = None) -> list[Path]:
+    """Each drawn chart as ``<out_dir>/<key>.png`` (PNG_WIDTH × PNG_HEIGHT), screenshotted by
+    headless Chromium from a one-chart page; returns the files written."""
+    import plotly.io as pio
+    from plotly.offline import get_plotlyjs
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    with tempfile.TemporaryDirectory(prefix="tracedb-png-") as tmp:
+        (Path(tmp) / "plotly.min.js").write_text(get_plotlyjs(), encoding="utf-8")
+        for c in report.drawn:
+            fig = c.figure.to_dict()
+            fig["layout"].update(width=PNG_WIDTH, height=PNG_HEIGHT, template=pio.templates["plotly_white"],
+                                 title={"text": f"{c.title} (view {c.view})", "font": {"size": 14}},
+                                 margin=dict(l=70, r=30, t=50, b=60))
+            page = Path(tmp) / f"{c.key}.html"
+            page.write_text("<!DOCTYPE html><html><head><meta charset='utf-8'>"
+                            "<script src='plotly.min.js'></script><style>body{margin:0}</style></head><body>"
+                            + pio.to_html(fig, full_html=False, include_plotlyjs=False,
+                                          config={"staticPlot": True})
+                            + "</body></html>", encoding="utf-8")
+            target = out_dir / f"{c.key}.png"
+            run_browser(page.as_uri(), f"--screenshot={target}", f"--window-size={PNG_WIDTH},{PNG_HEIGHT}",
+                        browser=browser)
+            written.append(target)
+    return written
