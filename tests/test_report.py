@@ -43,7 +43,8 @@ def _plot_json(text: str, key: str) -> list:
 
 def test_every_chart_is_drawn_from_its_view(page, db):
     rep, out = page
-    assert [c.key for c in rep.drawn] == ["step_stack", "rank_step_heatmap", "op_diff", "comm_matrix", "memory"]
+    assert [c.key for c in rep.drawn] == ["step_stack", "rank_step_heatmap", "op_diff", "comm_matrix", "memory",
+                                         "free_timeline"]
     text = out.read_text()
     # offline: plotly.js is inside the page; outside it nothing is loaded from the network
     from plotly.offline import get_plotlyjs
@@ -62,6 +63,12 @@ def test_every_chart_is_drawn_from_its_view(page, db):
                               "WHERE run_name = ? GROUP BY ALL ORDER BY 3 DESC LIMIT 1", [BASE])[0]
     hm = _plot_json(text, "comm_matrix")[0]
     assert hm["z"][hm["y"].index(str(src))][hm["x"].index(str(dst))] == pytest.approx(gbps, abs=1e-4)
+    # the free-time timeline: free_time's intervals of the one step, at their offset from the step start
+    free = rows(db, "SELECT f.start_ns - b.step_start_ns, f.dur_ns FROM free_time f JOIN step_breakdown b "
+                    "USING (run_name, rank, step) WHERE run_name = ? ORDER BY f.rank, f.start_ns", [BASE])
+    bars = _plot_json(text, "free_timeline")[0]
+    assert len(free) == 180 and len(bars["x"]) == 180
+    assert bars["base"] == pytest.approx([b / 1e6 for b, _ in free]) and bars["x"] == pytest.approx([d / 1e6 for _, d in free])
     # findings on top, before the first chart
     assert text.index("slowest") < text.index("section-step_stack") or text.index("step: mean") < text.index(
         "section-step_stack")
@@ -97,7 +104,7 @@ def test_report_renders_in_headless_chromium(page):
     assert attrs["done"] == "1", attrs
     assert json.loads(htmllib.unescape(attrs["errors"])) == []
     assert attrs["drawn"].split(",") == [f"plot-{c.key}" for c in rep.drawn]
-    assert int(attrs["charts"]) == len(rep.drawn) == 5
+    assert int(attrs["charts"]) == len(rep.drawn) == 6
     artifacts = ROOT / "artifacts"
     artifacts.mkdir(exist_ok=True)
     shot = artifacts / "report.png"

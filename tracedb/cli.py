@@ -447,13 +447,14 @@ def report(
     """Write one HTML page: the summary's findings, then charts, each drawn from a view it names:
     step stack per rank and step and a rank × step heat map (step_breakdown), op diff bars of a
     baseline/comparison pair (op_diff_between), the link bandwidth matrix (comm_matrix), memory
-    over time (memory, memory_peak). plotly.js is embedded: the file opens offline.
+    over time (memory, memory_peak), the free-time timeline of the slowest step (free_time).
+    plotly.js is embedded: the file opens offline.
 
     Examples:
 
     \b
       tracedb report -o report.html
-      tracedb report -o report.html --baseline gpu_run --comparison npu_run --png charts/
+      tracedb report -o report.html --baseline gpu_run --comparison npu_run
     """
     rep = api.report(output, db=db, run=run, baseline=baseline, comparison=comparison, png=png)
     if not _state["quiet"]:

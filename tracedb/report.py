@@ -10,7 +10,8 @@ Charts (a chart whose view has no rows, or does not exist in the file, is left o
 * rank × step heat map of the step time — step_breakdown.e2e_ns;
 * op diff bars of a baseline/comparison pair — op_diff_between (roles or --baseline/--comparison);
 * communication link matrix heat map — comm_matrix (bandwidth per src → dst link);
-* memory over time — memory (kind record/event, reserved bytes), peaks from memory_peak.
+* memory over time — memory (kind record/event, reserved bytes), peaks from memory_peak;
+* free-time timeline of the slowest step (largest e2e_ns) — free_time, per rank.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from .summary import Finding, _has_view, _quote, summarize
 
 MAX_STEP_BARS = 400          # (rank, step) bars in the step stack; the first ones by rank, step
 MAX_OP_BARS = 20             # op types in the op diff chart (largest |diff|)
+MAX_FREE_BARS = 5000        # free intervals in the free-time timeline
 MEMORY_BUCKETS = 400         # time buckets per memory series (max reserved per bucket)
 
 
@@ -203,6 +205,36 @@ ORDER BY rank, component, device, t_ns"""
     return chart
 
 
+def _free_timeline(con, run: str) -> Chart:
+    import plotly.graph_objects as go
+    q = _quote(run)
+    sql = f"""WITH slowest AS (
+    SELECT step FROM step_breakdown WHERE run_name = {q} AND step IS NOT NULL AND e2e_ns IS NOT NULL
+    ORDER BY e2e_ns DESC, step LIMIT 1)
+SELECT f.rank, f.step, f.start_ns - b.step_start_ns AS offset_ns, f.dur_ns, f.kernel_before, f.kernel_after
+FROM free_time AS f
+JOIN slowest USING (step)
+JOIN step_breakdown AS b ON b.run_name = f.run_name AND b.rank = f.rank AND b.step = f.step
+WHERE f.run_name = {q}
+ORDER BY f.rank, f.start_ns LIMIT {MAX_FREE_BARS}"""
+    chart = Chart("free_timeline", "Free time of the slowest step: device idle intervals per rank",
+                  "free_time, step_breakdown", sql)
+    rows = _rows(con, sql)
+    if not rows:
+        chart.note = "free_time has no interval in this run's slowest step"
+        return chart
+    chart.title += f" (step {rows[0]['step']})"
+    fig = go.Figure()
+    fig.add_bar(y=[f"rank {r['rank']}" for r in rows], x=[r["dur_ns"] / 1e6 for r in rows],
+                base=[r["offset_ns"] / 1e6 for r in rows], orientation="h", marker_color="#8c8c8c", marker_line_width=0,
+                customdata=[[r["kernel_before"] or "", r["kernel_after"] or ""] for r in rows],
+                hovertemplate="%{x:.3f} ms free at +%{base:.3f} ms<br>after %{customdata[0]}"
+                              "<br>before %{customdata[1]}<extra></extra>", name="free")
+    fig.update_layout(xaxis_title="ms since the rank's step start", yaxis_type="category", showlegend=False)
+    chart.figure = fig
+    return chart
+
+
 def _default_run(con, run, baseline, comparison) -> str | None:
     if run:
         return run
@@ -229,7 +261,7 @@ def build(con: duckdb.DuckDBPyConnection, run: str | None = None, baseline: str 
         return report
     base, comp = _pair(con, baseline, comparison)
     report.charts = [_step_stack(con, chart_run), _rank_step_heatmap(con, chart_run), _op_diff(con, base, comp),
-                     _comm_matrix(con, chart_run), _memory(con, chart_run)]
+                     _comm_matrix(con, chart_run), _memory(con, chart_run), _free_timeline(con, chart_run)]
     return report
 
 
