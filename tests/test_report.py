@@ -68,7 +68,8 @@ def test_every_chart_is_drawn_from_its_view(page, db):
                     "USING (run_name, rank, step) WHERE run_name = ? ORDER BY f.rank, f.start_ns", [BASE])
     bars = _plot_json(text, "free_timeline")[0]
     assert len(free) == 180 and len(bars["x"]) == 180
-    assert bars["base"] == pytest.approx([b / 1e6 for b, _ in free]) and bars["x"] == pytest.approx([d / 1e6 for _, d in free])
+    assert bars["base"] == pytest.approx([b / 1e6 for b, _ in free])
+    assert bars["x"] == pytest.approx([d / 1e6 for _, d in free])
     # findings on top, before the first chart
     assert text.index("slowest") < text.index("section-step_stack") or text.index("step: mean") < text.index(
         "section-step_stack")
@@ -76,12 +77,23 @@ def test_every_chart_is_drawn_from_its_view(page, db):
     assert htmllib.escape("FROM op_diff_between('level1', 'level1_2024_rank0_ascend_pt')") in text
 
 
-def test_skipped_chart_says_why(db, tmp_path):
-    con_rep = api.report(tmp_path / "r.html", db=db, run=BASE, baseline=None, comparison=None)
-    # roles are set, so the pair comes from them; a run without memory/comm leaves those charts out
-    assert "op_diff" in [c.key for c in con_rep.drawn]
+def test_pair_from_roles_and_missing_folder(db, tmp_path):
+    rep = api.report(tmp_path / "r.html", db=db, run=BASE)
+    assert "op_diff" in [c.key for c in rep.drawn]       # the pair comes from the roles
     with pytest.raises(api.QueryError, match="does not exist"):
         api.report(tmp_path / "missing" / "r.html", db=db)
+    assert not (tmp_path / "missing").exists()
+
+
+def test_skipped_chart_says_why(tmp_path):
+    """One run without roles: no op diff chart, and the page says why instead of drawing an empty one."""
+    path = tmp_path / "one.duckdb"
+    ingest_paths(path, FIXTURES / "ascend/level1")
+    rep = api.report(tmp_path / "r.html", db=path)
+    skipped = {c.key: c.note for c in rep.charts if c.figure is None}
+    assert list(skipped) == ["op_diff"] and "baseline/comparison" in skipped["op_diff"]
+    text = (tmp_path / "r.html").read_text()
+    assert "chart skipped: no baseline/comparison pair" in text and 'id="chart-op_diff"' not in text
 
 
 def _browser_or_skip() -> str:

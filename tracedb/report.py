@@ -240,7 +240,8 @@ def _default_run(con, run, baseline, comparison) -> str | None:
         return run
     if comparison:
         return comparison
-    row = con.execute("SELECT run_name FROM run ORDER BY role = 'comparison' DESC NULLS LAST, run_id LIMIT 1").fetchone()
+    row = con.execute("SELECT run_name FROM run "
+                      "ORDER BY role = 'comparison' DESC NULLS LAST, run_id LIMIT 1").fetchone()
     return row[0] if row else None
 
 
