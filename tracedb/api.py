@@ -600,6 +600,28 @@ def summary(db: str | Path | None = None, *, run: str | None = None, baseline: s
         return summarize(con, run=run, baseline=baseline, comparison=comparison)
 
 
+def report(path: str | Path, db: str | Path | None = None, *, run: str | None = None, baseline: str | None = None,
+           comparison: str | None = None, png: str | Path | None = None):
+    """Write the HTML report (summary findings and charts, plotly.js embedded); see
+    :mod:`tracedb.report`. With ``png``, also each chart as ``png/<chart>.png`` (headless
+    Chromium). Returns the :class:`tracedb.report.Report` (its ``charts``)."""
+    from .report import find_browser, write_pngs, write_report
+    if png is not None and find_browser() is None:
+        raise QueryError("--png needs headless Chromium: apt-get install chromium (or set $TRACEDB_CHROMIUM).")
+    if not Path(path).parent.is_dir():
+        raise QueryError(f"cannot write {path}: the folder {Path(path).parent} does not exist.")
+    with _session(db) as con:
+        for name in (run, baseline, comparison):
+            if name is not None and not con.execute("SELECT 1 FROM run WHERE run_name = ?", [name]).fetchone():
+                _run_id(con, name, db)       # raises, listing the runs
+        if (baseline is None) != (comparison is None):
+            raise QueryError("--baseline and --comparison go together.")
+        rep = write_report(con, path, run=run, baseline=baseline, comparison=comparison)
+    if png is not None:
+        write_pngs(rep, png)
+    return rep
+
+
 def export(out_dir: str | Path, db: str | Path | None = None, overwrite: bool = False) -> dict[str, int]:
     """Export every table as Parquet (partitioned by run and rank) plus ``views.sql``; see
     :mod:`tracedb.export`. Returns rows written per table."""

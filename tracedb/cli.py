@@ -439,6 +439,37 @@ def summary(
 
 
 @command()
+def report(
+    output: str = typer.Option(..., "--output", "-o", help="HTML file to write (self-contained, works offline)."),
+    db: DbOption = None,
+    run: Optional[str] = typer.Option(None, "--run", help="Run of the charts (default: the comparison run, else "
+                                                          "the first run); the findings cover every run."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="Baseline run of the op diff chart (default: "
+                                                                    "the run with the role)."),
+    comparison: Optional[str] = typer.Option(None, "--comparison", help="Comparison run (default: the run with "
+                                                                        "the role)."),
+    png: Optional[str] = typer.Option(None, "--png", help="Also write each chart as DIR/<chart>.png (needs "
+                                                          "headless Chromium: apt-get install chromium)."),
+) -> None:
+    """Write one HTML page: the summary's findings, then charts, each drawn from a view it names:
+    step stack per rank and step and a rank × step heat map (step_breakdown), op diff bars of a
+    baseline/comparison pair (op_diff_between), the link bandwidth matrix (comm_matrix), memory
+    over time (memory, memory_peak), the free-time timeline of the slowest step (free_time).
+    plotly.js is embedded: the file opens offline.
+
+    Examples:
+
+    \b
+      tracedb report -o report.html
+      tracedb report -o report.html --baseline gpu_run --comparison npu_run
+    """
+    rep = api.report(output, db=db, run=run, baseline=baseline, comparison=comparison, png=png)
+    if not _state["quiet"]:
+        skipped = [f"{c.key} ({c.note})" for c in rep.charts if c.figure is None]
+        _err(f"wrote {output}: {len(rep.drawn)} charts" + (f"; skipped: {'; '.join(skipped)}" if skipped else ""))
+
+
+@command()
 def export(
     parquet: Optional[str] = typer.Option(None, "--parquet", help="Folder to write (must be new or empty)."),
     perfetto: Optional[str] = typer.Option(None, "--perfetto", help="Chrome trace JSON file to write (opens in "
