@@ -14,29 +14,46 @@
 -- Units:     *_count copies; *_bytes bytes; *_ns integer nanoseconds; *_gbps GB/s (10^9 bytes per second).
 CREATE OR REPLACE VIEW copy_bandwidth AS
 WITH copy AS (
-    SELECT run_id, rank, step, copy_kind, size_bytes, dur_ns,
-           CASE WHEN dur_ns > 0 THEN size_bytes / dur_ns END AS copy_gbps
-    FROM kernel
-    WHERE copy_kind IS NOT NULL
+    SELECT r.run_name, k.rank, k.step, k.copy_kind, k.size_bytes, k.dur_ns,
+           CASE WHEN k.dur_ns > 0 THEN k.size_bytes / k.dur_ns END AS copy_gbps
+    FROM kernel AS k
+    JOIN run AS r
+        ON r.run_id = k.run_id
+    WHERE k.copy_kind IS NOT NULL
+),
+agg AS (
+    -- grouped on bare columns: Spark resolves grouping(step) in HAVING against the select list,
+    -- where step is the cast output column, and refuses it
+    SELECT
+        run_name,
+        rank,
+        step,
+        copy_kind,
+        count(*) AS copy_count,
+        sum(size_bytes) AS size_bytes,
+        count(size_bytes) AS sized_count,
+        sum(dur_ns) AS dur_ns,
+        sum(CASE WHEN size_bytes IS NOT NULL THEN size_bytes END)
+            / nullif(sum(CASE WHEN size_bytes IS NOT NULL THEN dur_ns END), 0) AS bandwidth_gbps,
+        avg(copy_gbps) AS mean_copy_gbps,
+        min(copy_gbps) AS min_copy_gbps,
+        max(copy_gbps) AS max_copy_gbps
+    FROM copy
+    GROUP BY GROUPING SETS ((run_name, rank, step, copy_kind), (run_name, rank, copy_kind))
+    HAVING grouping(step) = 1 OR step IS NOT NULL
 )
 SELECT
-    r.run_name::VARCHAR                                            AS run_name,        -- run name
-    c.rank::INTEGER                                                AS rank,            -- global rank
-    c.step::INTEGER                                                AS step,            -- step number; NULL = the whole capture
-    c.copy_kind::VARCHAR                                           AS copy_kind,       -- HtoD, DtoH, DtoD, PtoP, HtoH or Memset (kernel.copy_kind)
-    count(*)::BIGINT                                               AS copy_count,      -- copies (HTA count)
-    sum(c.size_bytes)::BIGINT                                      AS size_bytes,      -- bytes moved or set; copies without a size count as unknown
-    count(c.size_bytes)::BIGINT                                    AS sized_count,     -- copies with a known size
-    sum(c.dur_ns)::BIGINT                                          AS dur_ns,          -- total copy duration, ns
-    (sum(CASE WHEN c.size_bytes IS NOT NULL THEN c.size_bytes END)
-        / nullif(sum(CASE WHEN c.size_bytes IS NOT NULL THEN c.dur_ns END), 0))::DOUBLE
-                                                                   AS bandwidth_gbps,  -- Σ bytes / Σ duration of the sized copies, GB/s; NULL when that duration is 0
-    avg(c.copy_gbps)::DOUBLE                                       AS mean_copy_gbps,  -- mean of the copies' own bandwidths, GB/s (HTA mean without overlap)
-    min(c.copy_gbps)::DOUBLE                                       AS min_copy_gbps,   -- slowest copy, GB/s (HTA min without overlap)
-    max(c.copy_gbps)::DOUBLE                                       AS max_copy_gbps    -- fastest copy, GB/s (HTA max without overlap)
-FROM copy AS c
-JOIN run AS r
-    ON r.run_id = c.run_id
-GROUP BY GROUPING SETS ((r.run_name, c.rank, c.step, c.copy_kind), (r.run_name, c.rank, c.copy_kind))
-HAVING grouping(c.step) = 1 OR c.step IS NOT NULL
-ORDER BY r.run_name, c.rank, c.step NULLS LAST, c.copy_kind;
+    a.run_name::VARCHAR         AS run_name,        -- run name
+    a.rank::INTEGER             AS rank,            -- global rank
+    a.step::INTEGER             AS step,            -- step number; NULL = the whole capture
+    a.copy_kind::VARCHAR        AS copy_kind,       -- HtoD, DtoH, DtoD, PtoP, HtoH or Memset (kernel.copy_kind)
+    a.copy_count::BIGINT        AS copy_count,      -- copies (HTA count)
+    a.size_bytes::BIGINT        AS size_bytes,      -- bytes moved or set; copies without a size count as unknown
+    a.sized_count::BIGINT       AS sized_count,     -- copies with a known size
+    a.dur_ns::BIGINT            AS dur_ns,          -- total copy duration, ns
+    a.bandwidth_gbps::DOUBLE    AS bandwidth_gbps,  -- Σ bytes / Σ duration of the sized copies, GB/s; NULL when that duration is 0
+    a.mean_copy_gbps::DOUBLE    AS mean_copy_gbps,  -- mean of the copies' own bandwidths, GB/s (HTA mean without overlap)
+    a.min_copy_gbps::DOUBLE     AS min_copy_gbps,   -- slowest copy, GB/s (HTA min without overlap)
+    a.max_copy_gbps::DOUBLE     AS max_copy_gbps    -- fastest copy, GB/s (HTA max without overlap)
+FROM agg AS a
+ORDER BY a.run_name, a.rank, a.step NULLS LAST, a.copy_kind;
