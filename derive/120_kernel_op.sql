@@ -138,7 +138,7 @@ FROM (
 WHERE kernel.run_id = getvariable('run_id') AND kernel.rank = getvariable('rank')
   AND kernel.source = a.source AND kernel.kernel_id = a.kernel_id;
 
--- Per op: kernels launched directly (kernel_count, device_self_ns) and by its subtree
+-- Per op: kernels (copies aside) launched directly (kernel_count, device_self_ns) and by its subtree
 -- (kernel_total_count, device_total_ns). The subtree of an op is the ops of its thread that
 -- follow it in op_id order and start before it ends; with per-thread running sums in op_id
 -- order, its total is the running sum at the last op of the thread starting before its end
@@ -150,6 +150,7 @@ FROM (
         SELECT op_id, count(*) AS n, sum(dur_ns) AS ns
         FROM kernel
         WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND op_id IS NOT NULL
+          AND copy_kind IS NULL   -- kernels, not copies (msprof-analyze's GPU op time: kernel events only)
         GROUP BY op_id
     ),
     cum AS (

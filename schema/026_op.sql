@@ -42,10 +42,10 @@ COMMENT ON COLUMN op.input_types IS 'args "Input type" as written (JSON text), N
 COMMENT ON COLUMN op.sequence_number IS 'args "Sequence number" (autograd sequence id pairing a forward op with its backward), NULL if absent.';
 COMMENT ON COLUMN op.is_backward IS 'TRUE when the op runs on the autograd (backward) thread: the tid at the end of the fwdbwd flows (msprof-analyze''s rule); NULL when the trace has no fwdbwd flow.';
 COMMENT ON COLUMN op.module_path IS 'nn.Module path of the innermost enclosing python_function module event ("nn.Module: ResNet_0/Conv2d_1" chain, with_stack traces); NULL without python_function events.';
-COMMENT ON COLUMN op.kernel_count IS 'Number of kernels whose kernel.op_id is this op (launched by it directly).';
-COMMENT ON COLUMN op.kernel_total_count IS 'Number of kernels launched by this op or any op below it.';
-COMMENT ON COLUMN op.device_self_ns IS 'Sum of kernel dur_ns of the kernels launched by this op directly, integer ns.';
-COMMENT ON COLUMN op.device_total_ns IS 'Sum of kernel dur_ns of the kernels launched by this op or any op below it, integer ns.';
+COMMENT ON COLUMN op.kernel_count IS 'Number of kernels whose kernel.op_id is this op (launched by it directly); copies (kernel.copy_kind set) are not counted, as msprof-analyze counts kernel events only.';
+COMMENT ON COLUMN op.kernel_total_count IS 'Number of kernels (copies aside) launched by this op or any op below it.';
+COMMENT ON COLUMN op.device_self_ns IS 'Sum of kernel dur_ns of the kernels (copies aside) launched by this op directly, integer ns.';
+COMMENT ON COLUMN op.device_total_ns IS 'Sum of kernel dur_ns of the kernels (copies aside) launched by this op or any op below it, integer ns.';
 COMMENT ON COLUMN op.source IS 'Where the row came from: trace_view, kineto or ascend_db.';
 
 -- The kernel table gained these columns in schema 2; a database written by schema 1 gets them
