@@ -93,6 +93,9 @@ def session(app: str = "tracedb"):
             .config("spark.sql.session.timeZone", "UTC")
             .config("spark.ui.enabled", "false")
             .config("spark.sql.shuffle.partitions", "4")
+            # the view library's plans are deep (overall_summary inlines the step views): at
+            # Spark's default 1g driver heap, registering every view ran out of memory
+            .config("spark.driver.memory", "3g")
             .getOrCreate())
 
 
