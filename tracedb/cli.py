@@ -586,9 +586,9 @@ def compare(
     Examples:
 
     \b
-      tracedb compare ./gpu_trace.pt.trace.json.gz ./rank0_ascend_pt --db cmp.duckdb
+      tracedb compare ./gpu_traces ./npu_run --db cmp.duckdb
       tracedb compare gpu_run npu_run --op-name-map 'Optimizer.step#SGD.step=Optimizer.step#NpuFusedSGD.step'
-      tracedb compare cann7 cann8 --baseline-step 3 --comparison-step 3 --max-kernel-num 10
+      tracedb compare old_run npu_run --baseline-step 50 --comparison-step 50 --max-kernel-num 10
       tracedb query op_alignment --limit 50
     """
     from .compare import parse_name_map, run_compare
