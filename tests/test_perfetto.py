@@ -196,12 +196,13 @@ def test_corpus_ascend_rank(tmp_path):
 
 
 def test_framework_ops_on_host_thread_tracks(ascend_db, tmp_path):
-    """op rows (filled by the op derive step; empty on the fixture) land on their host thread's
+    """op rows (replaced here by two hand-made ones) land on their host thread's
     track with their exact ns, the child inside its parent."""
     db = tmp_path / "ops.duckdb"
     shutil.copy(ascend_db, db)
     con = duckdb.connect(str(db))
     t0 = con.execute("SELECT host_start_ns FROM step WHERE rank = 0").fetchone()[0] + 7
+    con.execute("DELETE FROM op")     # the fixture's own ops (derive/110); two known ones instead
     con.execute("INSERT INTO op (run_id, rank, file_id, op_id, step, tid, ts_ns, dur_ns, name, parent_op_id, depth, "
                 "source) VALUES (1, 0, 1, 1, 50, '4242', ?, 5001, 'aten::linear', NULL, 0, 'trace_view'), "
                 "(1, 0, 1, 2, 50, '4242', ?, 2003, 'aten::addmm', 1, 1, 'trace_view')", [t0, t0 + 1000])
