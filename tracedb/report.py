@@ -9,8 +9,11 @@ Charts (a chart whose view has no rows, or does not exist in the file, is left o
 * step stack per rank and step — step_breakdown (computing / exposed communication / free);
 * rank × step heat map of the step time — step_breakdown.e2e_ns;
 * op diff bars of a baseline/comparison pair — op_diff_between (roles or --baseline/--comparison);
+* overall comparison bars of the pair (computing, its op classes, uncovered communication, free,
+  E2E: msprof-analyze's OverallMetrics) — overall_comparison_between;
 * communication link matrix heat map — comm_matrix (bandwidth per src → dst link);
-* memory over time — memory (kind record/event, reserved bytes), peaks from memory_peak;
+* memory over time — memory (kind record/event, reserved bytes), the peak and its share of the
+  device's capacity from memory_peak;
 * free-time timeline of the slowest step (largest e2e_ns) — free_time, per rank.
 """
 from __future__ import annotations
@@ -188,14 +191,17 @@ def _draw_memory(chart, rows, scope, con):
     for (rank, comp, dev), pts in series.items():
         fig.add_scatter(x=[p["t_ns"] / 1e6 for p in pts], y=[p["reserved_bytes"] / 2 ** 30 for p in pts],
                         mode="lines", name=f"rank {rank} {comp} {dev or ''}".strip())
-    peaks = _rows(con, f"SELECT rank, component, device, peak_reserved_bytes FROM memory_peak "
+    peaks = _rows(con, f"SELECT rank, component, device, peak_reserved_bytes, capacity_bytes FROM memory_peak "
                        f"WHERE run_name = {scope.q} AND peak_reserved_bytes IS NOT NULL "
-                       f"ORDER BY peak_reserved_bytes DESC LIMIT 1")
+                       f"ORDER BY peak_reserved_bytes DESC, rank, component LIMIT 1")
     if peaks:
         p = peaks[0]
+        capacity = ("" if p["capacity_bytes"] is None else
+                    f", {100 * p['peak_reserved_bytes'] / p['capacity_bytes']:.1f} % of the device's "
+                    f"{p['capacity_bytes'] / 2 ** 30:.2f} GiB")
         fig.add_hline(y=p["peak_reserved_bytes"] / 2 ** 30, line_dash="dot",
                       annotation_text=f"memory_peak: {p['peak_reserved_bytes'] / 2 ** 30:.2f} GiB "
-                                      f"(rank {p['rank']} {p['component']})")
+                                      f"(rank {p['rank']} {p['component']}){capacity}")
     fig.update_layout(xaxis_title="ms since the run's first memory sample", yaxis_title="reserved, GiB")
     return fig
 
@@ -232,6 +238,16 @@ CHARTS: tuple[ChartSpec, ...] = (
                    f"ORDER BY abs(diff_total_ns) DESC, op_type LIMIT {MAX_OP_BARS}"),
         _paired_bars("op_type", "baseline_total_ns", "comparison_total_ns", "total device time, ms"),
         "op_diff_between has no row for this pair", pair=True, requires="op_diff_between"),
+    ChartSpec(
+        "overall_comparison", "Step split: {baseline} (baseline) vs {comparison} (comparison), ms per rank",
+        "overall_comparison_between",
+        lambda s: (f"SELECT CASE WHEN count(*) OVER (PARTITION BY metric) > 1 "
+                   f"THEN metric || ' (' || coalesce(parent_metric, 'total') || ')' ELSE metric END AS label, "
+                   f"metric, parent_metric, baseline_dur_ns, comparison_dur_ns, diff_ns "
+                   f"FROM overall_comparison_between({_quote(s.baseline or '')}, {_quote(s.comparison or '')}) "
+                   f"WHERE baseline_dur_ns IS NOT NULL OR comparison_dur_ns IS NOT NULL ORDER BY sort_key"),
+        _paired_bars("label", "baseline_dur_ns", "comparison_dur_ns", "duration per rank, ms"),
+        "overall_comparison_between has no row for this pair", pair=True, requires="overall_comparison_between"),
     ChartSpec(
         "comm_matrix", "Communication links: bandwidth (GB/s) source rank → destination rank, all ops", "comm_matrix",
         lambda s: (f"SELECT src_rank, dst_rank, sum(transit_size_bytes) AS size_bytes, sum(transit_ns) AS transit_ns, "
