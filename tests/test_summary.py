@@ -134,7 +134,7 @@ def test_memory_peak_against_device_capacity(tmp_path):
         "memory peak: 0.11 GiB reserved by PyTorch on rank 0 (CUDA:0), 0.09 GiB allocated; "
         "0.1 % of the device's 79.18 GiB (capacity_ratio)")                  # 121634816 / 85018279936 = 0.14 %
     assert got[("npu", "memory")]["finding"].endswith("; the device capacity is not in the profiler output")
-    assert ("resnet", "memory") not in got          # no Total Reserved in a PyTorch 1.9 trace: no peak to set against it
+    assert ("resnet", "memory") not in got          # a PyTorch 1.9 trace has no Total Reserved: no peak
     # the device rows are the file's: removing the run removes them
     assert runner.invoke(app, ["runs", "rm", "gz", "--db", str(db)]).exit_code == 0
     assert rows(db, "SELECT count(*) FROM device WHERE run_id NOT IN (SELECT run_id FROM run)") == [(0,)]

@@ -153,7 +153,7 @@ def _paired_bars(label: str, base: str, comp: str, xaxis_title: str):
     """Horizontal baseline vs comparison bars (ms), the first row at the top: op_diff, overall."""
     def draw(chart, rows, scope, con):
         import plotly.graph_objects as go
-        rows = rows[::-1]                 # largest at the top of a horizontal bar chart
+        rows = rows[::-1]                 # plotly draws the last y category at the top
         y = [r[label] for r in rows]
         fig = go.Figure()
         fig.add_bar(y=y, x=[_ms(r[base]) for r in rows], name=f"baseline {scope.baseline}",
