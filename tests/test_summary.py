@@ -138,3 +138,15 @@ def test_memory_peak_against_device_capacity(tmp_path):
     # the device rows are the file's: removing the run removes them
     assert runner.invoke(app, ["runs", "rm", "gz", "--db", str(db)]).exit_code == 0
     assert rows(db, "SELECT count(*) FROM device WHERE run_id NOT IN (SELECT run_id FROM run)") == [(0,)]
+
+
+def test_device_properties_that_are_not_devices_are_left_out():
+    """deviceProperties is optional metadata: entries without an integer id are skipped, a
+    capacity that is not a non-negative JSON integer is NULL, anything but a list gives none."""
+    from tracedb.ingest.metadata import kineto_devices
+    props = [{"id": 0, "name": "A", "totalGlobalMem": 5}, {"id": "x"}, "junk", {"name": "no id"},
+             {"id": 1, "totalGlobalMem": -3}, {"id": 2, "totalGlobalMem": True}, {"id": "3", "totalGlobalMem": 2.5},
+             {"id": -1, "totalGlobalMem": 7}]
+    assert kineto_devices({"deviceProperties": props}) == [
+        (0, "CUDA:0", "A", 5), (1, "CUDA:1", None, None), (2, "CUDA:2", None, None), (3, "CUDA:3", None, None)]
+    assert kineto_devices({"deviceProperties": {"id": 0}}) == [] == kineto_devices({})
