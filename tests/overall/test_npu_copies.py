@@ -107,6 +107,10 @@ def test_sdma_bandwidth_row(level1_db):
     assert got[(0, "SDMA Bandwidth")] == pytest.approx(427.596096 / 27.315706)
     for rank, bw in MSPROF_SDMA_BW.items():
         assert f"{got[(rank, 'SDMA Bandwidth')]:.3f}" == bw
+    # a run of two ranks compares the mean of its ranks' bandwidths
+    ((b, c),) = rows(level1_db, "SELECT baseline_bandwidth_gbps, comparison_bandwidth_gbps "
+                                "FROM overall_comparison_between('level1', 'level1') WHERE metric = 'SDMA Bandwidth'")
+    assert b == c == pytest.approx((got[(0, "SDMA Bandwidth")] + got[(1, "SDMA Bandwidth")]) / 2)
 
 
 def test_copies_do_not_widen_an_npu_step_and_fill_its_free_time(level1_db):
@@ -233,3 +237,8 @@ def test_micro_copy_kind_size_and_sdma_row(tmp_path):
     assert got[("SDMA", "Free Time")] == (10_000 + 10_000 + 4_000, 3)
     assert got[("Free", "Free Time")] == (30_000 - 24_000, None)
     assert got[("E2E Time", None)] == (80_000, None)
+    # copy_bandwidth: 4096 B in 10 µs, 1 MiB in 10 µs; the others have no size
+    assert rows(db, "SELECT copy_kind, copy_count, size_bytes, bandwidth_gbps FROM copy_bandwidth "
+                    "WHERE step IS NULL ORDER BY copy_kind") == [
+        ("DtoD", 1, 1_048_576, 1_048_576 / 10_000), ("DtoH", 1, None, None),
+        ("HtoD", 1, 4096, 4096 / 10_000), ("Unknown", 1, None, None)]
