@@ -24,12 +24,16 @@ WITH copy AS (
             AND (name = 'MEMCPY_ASYNC' OR args LIKE '%DMA\_SQE%' ESCAPE '\'))
     WHERE a[1] IN ('SDMA_SQE', 'PCIE_DMA_SQE') OR (name = 'MEMCPY_ASYNC' AND coalesce(a[1], 'Other') = 'Other')
 ),
-k_rank AS (
-    SELECT kernel_id, name, ts_ns FROM kernel WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+listed AS (
+    -- kernel_details.csv rows named like a copy task (the semi join builds on the few copy names,
+    -- not on the rank's kernels)
+    SELECT name, ts_ns FROM kernel
+    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND source = 'kernel_details'
+      AND name IN (SELECT name FROM copy)
 ),
 step_start AS (FROM host_step_starts(getvariable('run_id'), getvariable('rank')))
 SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, c.file_id,
-       (SELECT coalesce(max(kernel_id), 0) FROM k_rank)
+       (SELECT coalesce(max(kernel_id), 0) FROM kernel WHERE run_id = getvariable('run_id') AND rank = getvariable('rank'))
            + row_number() OVER (ORDER BY c.ts_ns, c.name, c.tid) AS kernel_id,
        w.step, c.name, c.name AS op_type, c.task_type AS accelerator_core, c.task_type,
        npu_device_of(getvariable('run_id'), getvariable('rank')) AS device_id, c.tid AS stream_id,
@@ -44,5 +48,5 @@ SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, c.file_id,
 FROM copy AS c
 ASOF LEFT JOIN step_start AS w ON c.ts_ns >= w.host_start_ns
 -- a kernel_details.csv that does list the task keeps its row
-WHERE NOT EXISTS (SELECT 1 FROM k_rank AS k WHERE k.ts_ns = c.ts_ns AND k.name = c.name)
+WHERE NOT EXISTS (SELECT 1 FROM listed AS k WHERE k.ts_ns = c.ts_ns AND k.name = c.name)
 ORDER BY kernel_id;

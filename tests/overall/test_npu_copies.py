@@ -139,6 +139,7 @@ def test_copies_do_not_widen_an_npu_step_and_fill_its_free_time(level1_db):
     assert (start, e2e) == (span[0], span[1] - span[0])
     assert abs(copy_ns - want) <= 100, (copy_ns, want)    # Overlap Analysis slices are within tens of ns
     assert free_ns == copy_ns + excl and n == 22          # 2 copies lie wholly before the first kernel
+    assert rows(level1_db, "SELECT sum(dur_ns)::BIGINT FROM free_time WHERE rank = 0") == [(free_ns,)]
     # the whole capture alike
     assert rows(level1_db, "SELECT e2e_ns, copy_count FROM capture_breakdown WHERE rank = 0") == [(e2e, 24)]
 
