@@ -11,7 +11,8 @@
 --            several ranks are averaged per rank (Σ over ranks / number of ranks of the run with a
 --            device event; a metric a rank lacks counts as 0), as the framework-op comparison does.
 -- Units:     *_ns integer nanoseconds (rank averages rounded to the ns); *_count kernels (rank
---            average, rounded); *_bytes bytes; *_ratio plain ratios (*_e2e_ratio 0–1).
+--            average, rounded); *_bytes bytes; *_gbps GB/s (bandwidth rows: mean of the ranks
+--            that have the row); *_ratio plain ratios (*_e2e_ratio 0–1).
 -- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
 CREATE OR REPLACE MACRO overall_comparison_between(baseline_run, comparison_run) AS TABLE
 WITH ranks AS (
@@ -25,7 +26,8 @@ side AS (
         s.run_name, s.metric, s.parent_metric, min(s.sort_key) AS sort_key,
         sum(s.dur_ns)::DOUBLE / max(n.rank_count) AS dur_ns,
         sum(s.kernel_count)::DOUBLE / max(n.rank_count) AS kernel_count,
-        sum(s.size_bytes)::DOUBLE / max(n.rank_count) AS size_bytes
+        sum(s.size_bytes)::DOUBLE / max(n.rank_count) AS size_bytes,
+        avg(s.bandwidth_gbps) AS bandwidth_gbps
     FROM overall_summary AS s
     JOIN ranks AS n
         ON n.run_name = s.run_name
@@ -47,7 +49,8 @@ joined AS (
         coalesce(b.sort_key, c.sort_key) AS sort_key,
         b.dur_ns AS baseline_dur_ns, b.kernel_count AS baseline_kernel_count, b.size_bytes AS baseline_size_bytes,
         c.dur_ns AS comparison_dur_ns, c.kernel_count AS comparison_kernel_count,
-        c.size_bytes AS comparison_size_bytes
+        c.size_bytes AS comparison_size_bytes, b.bandwidth_gbps AS baseline_bandwidth_gbps,
+        c.bandwidth_gbps AS comparison_bandwidth_gbps
     FROM b
     FULL OUTER JOIN c
         ON c.metric = b.metric AND c.parent_metric IS NOT DISTINCT FROM b.parent_metric
@@ -71,6 +74,8 @@ SELECT
                                                                    AS diff_ratio,                -- Diff Ratio: comparison / baseline (1.0 = same; NULL when only the baseline is 0)
     round(j.baseline_size_bytes)::BIGINT                           AS baseline_size_bytes,       -- Mem Usage of the baseline, bytes (rank average); NULL for other rows
     round(j.comparison_size_bytes)::BIGINT                         AS comparison_size_bytes,     -- Mem Usage of the comparison, bytes (rank average)
+    j.baseline_bandwidth_gbps::DOUBLE                              AS baseline_bandwidth_gbps,   -- RDMA / SDMA Bandwidth of the baseline, GB/s (mean of its ranks that have the row); NULL for other rows
+    j.comparison_bandwidth_gbps::DOUBLE                            AS comparison_bandwidth_gbps, -- RDMA / SDMA Bandwidth of the comparison, GB/s (mean of its ranks that have the row)
     j.sort_key::VARCHAR                                            AS sort_key                   -- msprof-analyze's row order
 FROM joined AS j
 CROSS JOIN e2e AS e
