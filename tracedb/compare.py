@@ -92,11 +92,11 @@ class _Matcher(SequenceMatcher):
     window" (monotone in L), each test a vectorised set membership of polynomial hashes of all
     L-long substrings (two moduli, so a collision needs both to collide); the chosen block is
     then compared item by item, and if it is not equal (a hash collision) the window falls
-    back to difflib's own scan. Small windows use difflib's scan directly. ``get_matching_blocks``
+    back to difflib's scan (:meth:`_scan`). Small windows use that scan directly. ``get_matching_blocks``
     is difflib's, unchanged.
     """
 
-    SMALL = 1_000          # window area (len a × len b) below which difflib's scan is cheaper
+    SMALL = 5_000          # window area (len a × len b) below which the scan is cheaper
 
     def __init__(self, a: list, b: list):
         super().__init__(None, a, b, autojunk=False)
@@ -135,23 +135,57 @@ class _Matcher(SequenceMatcher):
             out = v if out is None else out * _P2 + v
         return out
 
+    def _scan(self, alo: int, ahi: int, blo: int, bhi: int):
+        """difflib's scan (no junk), with each item's positions in ``b`` entered by bisection:
+        difflib walks them from the start of ``b``, which costs more than the window itself
+        once the recursion reaches the end of a long ``b``."""
+        from bisect import bisect_left
+        from difflib import Match
+        a, b2j = self.a, self.b2j
+        besti, bestj, bestsize = alo, blo, 0
+        j2len: dict = {}
+        for i in range(alo, ahi):
+            new: dict = {}
+            where = b2j.get(a[i], ())
+            for x in range(bisect_left(where, blo), len(where)):
+                j = where[x]
+                if j >= bhi:
+                    break
+                k = new[j] = j2len.get(j - 1, 0) + 1
+                if k > bestsize:
+                    besti, bestj, bestsize = i - k + 1, j - k + 1, k
+            j2len = new
+        return Match(besti, bestj, bestsize)
+
     def find_longest_match(self, alo=0, ahi=None, blo=0, bhi=None):
         import numpy as np
         from difflib import Match
         ahi = len(self.a) if ahi is None else ahi
         bhi = len(self.b) if bhi is None else bhi
         if (ahi - alo) * (bhi - blo) < self.SMALL:
-            return super().find_longest_match(alo, ahi, blo, bhi)
-        lo, hi, found = 0, min(ahi - alo, bhi - blo), None      # a common substring of length lo exists
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            ka = self._keys(self._ha, alo, ahi, mid)
-            kb = self._keys(self._hb, blo, bhi, mid)
+            return self._scan(alo, ahi, blo, bhi)
+        top = min(ahi - alo, bhi - blo)
+        lo, hi, found = 0, top, None        # a common substring of length lo exists, none longer than hi
+
+        def test(length):
+            ka = self._keys(self._ha, alo, ahi, length)
+            kb = self._keys(self._hb, blo, bhi, length)
             hit = np.isin(ka, kb)
-            if hit.any():
-                lo, found = mid, (ka, kb, hit)
-            else:
+            return (ka, kb, hit) if hit.any() else None
+
+        step = 1                            # gallop up (the longest block is short in most windows) ...
+        while lo < hi:
+            mid = min(lo + step, hi)
+            if (t := test(mid)) is None:
                 hi = mid - 1
+                break
+            lo, found, step = mid, t, step * 2
+        while lo < hi:                      # ... then bisect
+            mid = (lo + hi + 1) // 2
+            if (t := test(mid)) is None:
+                hi = mid - 1
+            else:
+                lo, found = mid, t
         if lo == 0:
             return Match(alo, blo, 0)
         ka, kb, hit = found
@@ -159,7 +193,7 @@ class _Matcher(SequenceMatcher):
         j = int(np.argmax(kb == ka[i]))
         i, j = alo + i, blo + j
         if not np.array_equal(self._ca[i:i + lo], self._cb[j:j + lo]):   # a hash collision
-            return super().find_longest_match(alo, ahi, blo, bhi)
+            return self._scan(alo, ahi, blo, bhi)
         return Match(i, j, lo)
 
 
