@@ -219,18 +219,25 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
     """
     path = _db.check_db_path(db)
     existed, wal_existed = path.exists(), _db.wal_path(path).exists()
-    opened = False
+    opened = committed = False
     try:
         con = _db.connect(path, threads=threads, memory_limit=memory_limit, storage_version=storage_version)
         opened = True
         try:
-            return _ingest(con, list(paths), run=run, role=role, replace=replace, run_per_path=run_per_path,
-                           allow_mixed_platforms=allow_mixed_platforms, progress=progress, bar=bar,
-                           step_range_pattern=step_range_pattern)
+            report = _ingest(con, list(paths), run=run, role=role, replace=replace, run_per_path=run_per_path,
+                             allow_mixed_platforms=allow_mixed_platforms, progress=progress, bar=bar,
+                             step_range_pattern=step_range_pattern)
+            committed = True        # from here on a failure must not remove the file
+            if role is not None or (report.files_ingested and con.execute(
+                    "SELECT count(*) FROM run WHERE role IS NOT NULL AND run_name IN (SELECT unnest(?::VARCHAR[]))",
+                    [report.runs]).fetchone()[0]):
+                from .compare import align_role_pair
+                align_role_pair(con, progress)          # a role was set, or a run of the pair grew
+            return report
         finally:
             con.close()
     except BaseException:
-        if opened and not existed:
+        if opened and not existed and not committed:
             _remove_created(path, wal_existed)
         raise
 

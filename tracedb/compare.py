@@ -313,6 +313,35 @@ def align(con: duckdb.DuckDBPyConnection, baseline_run_id: int, comparison_run_i
     return len(rows)
 
 
+def align_role_pair(con: duckdb.DuckDBPyConnection, progress: Callable[[str], None] = lambda s: None) -> int | None:
+    """Rebuild ``op_match`` for the pair the roles name (the runs with role ``baseline`` and
+    ``comparison``), with the default settings (names alone, top-level ops), in a transaction of
+    its own. Called after ``tracedb ingest --role`` commits, so the op_alignment of a pair set up
+    by two ingests is there without ``tracedb compare``. Returns the rows written, or None when
+    the roles do not name two runs.
+
+    A failure leaves the ingest (already committed) and ``op_match`` as they were and is told
+    through ``progress``: the ingest succeeded, only its alignment did not.
+    """
+    ids = dict(con.execute("SELECT role, run_id FROM run WHERE role IN ('baseline', 'comparison')").fetchall())
+    if len(ids) != 2 or ids["baseline"] == ids["comparison"]:
+        return None
+    try:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            n = align(con, ids["baseline"], ids["comparison"])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    except duckdb.Error as e:
+        progress(f"note: the op alignment of the baseline/comparison pair failed ({str(e).splitlines()[0]}); "
+                 "tracedb compare BASELINE COMPARISON builds it")
+        return None
+    progress(f"aligned the baseline and comparison runs' ops: {n:,} op_alignment rows (tracedb query op_alignment)")
+    return n
+
+
 # ---- the compare command -----------------------------------------------------------------------
 
 def parse_name_map(pairs: Sequence[str] = (), path: str | None = None) -> list[tuple[str, str]]:
