@@ -47,3 +47,14 @@ def test_role_moved_by_ingest_realigns_the_new_pair(tmp_path):
     got = rows(db, "SELECT count(*), count(*) FILTER (WHERE baseline_op_id = comparison_op_id) FROM op_match m "
                    "JOIN run c ON c.run_id = m.comparison_run_id WHERE c.run_name = 'r0b'")
     assert got == [(115, 115)]                                        # the same ops, the same ids, in order
+
+
+def test_removing_a_run_removes_its_alignment(tmp_path):
+    """runs rm deletes the run's op_match rows: the next run may get the same run_id."""
+    r0, r1 = corpus_path(f"{L1}/rank0_ascend_pt"), corpus_path(f"{L1}/rank1_ascend_pt")
+    db = tmp_path / "t.duckdb"
+    api.ingest([r0], db, run="r0", role="baseline")
+    api.ingest([r1], db, run="r1", role="comparison")
+    assert rows(db, "SELECT count(*) FROM op_match") == [(115,)]
+    assert api.runs_rm("r1", db)['"main"."op_match"'] == 115
+    assert rows(db, "SELECT count(*) FROM op_match") == [(0,)]
