@@ -219,18 +219,25 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
     """
     path = _db.check_db_path(db)
     existed, wal_existed = path.exists(), _db.wal_path(path).exists()
-    opened = False
+    opened = committed = False
     try:
         con = _db.connect(path, threads=threads, memory_limit=memory_limit, storage_version=storage_version)
         opened = True
         try:
-            return _ingest(con, list(paths), run=run, role=role, replace=replace, run_per_path=run_per_path,
-                           allow_mixed_platforms=allow_mixed_platforms, progress=progress, bar=bar,
-                           step_range_pattern=step_range_pattern)
+            report = _ingest(con, list(paths), run=run, role=role, replace=replace, run_per_path=run_per_path,
+                             allow_mixed_platforms=allow_mixed_platforms, progress=progress, bar=bar,
+                             step_range_pattern=step_range_pattern)
+            committed = True        # from here on a failure must not remove the file
+            if role is not None or (report.files_ingested and con.execute(
+                    "SELECT count(*) FROM run WHERE role IS NOT NULL AND run_name IN (SELECT unnest(?::VARCHAR[]))",
+                    [report.runs]).fetchone()[0]):
+                from .compare import align_role_pair
+                align_role_pair(con, progress)          # a role was set, or a run of the pair grew
+            return report
         finally:
             con.close()
     except BaseException:
-        if opened and not existed:
+        if opened and not existed and not committed:
             _remove_created(path, wal_existed)
         raise
 
@@ -737,6 +744,12 @@ def runs_rm(run: str, db: str | Path | None = None) -> dict[str, int]:
                                    f"{duckdb_message(e)}", file=str(_db.resolve_db_path(db)),
                                    hint="nothing was removed; a table outside tracedb's schema may refer "
                                         "to the run (drop it with tracedb query --write).") from e
+        if con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+                       "AND schema_name = 'main' AND table_name = 'op_match'").fetchone()[0]:
+            # the alignment names its runs as baseline_run_id / comparison_run_id; a later run may
+            # get this run_id again (max + 1), and must not inherit the pairs
+            deleted['"main"."op_match"'] = con.execute(
+                "DELETE FROM op_match WHERE ? IN (baseline_run_id, comparison_run_id)", [run_id]).fetchone()[0]
         return deleted
 
 
