@@ -17,7 +17,7 @@ from typing import Annotated, List, Optional
 import typer
 import typer.core
 
-from . import api
+from . import _coerce, api
 from .errors import EXIT_FAILURE, EXIT_INTERRUPTED, TracedbError
 from .output import DEFAULT_MAX_ROWS, render
 from .progress import terminal_bar
@@ -37,6 +37,8 @@ class _Group(typer.core.TyperGroup):
         flags = [a for a in head if a in self.GLOBAL_FLAGS]
         return super().parse_args(ctx, flags + [a for a in head if a not in self.GLOBAL_FLAGS] + tail)
 
+
+_coerce.install()     # typer converts plain values without importing pydantic (cold start, issue #20)
 
 app = typer.Typer(
     cls=_Group,
