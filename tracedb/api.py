@@ -465,9 +465,101 @@ def query(name_or_sql: str, db: str | Path | None = None, *, baseline: str | Non
                          limit=limit, write=write)
 
 
+class Rows:
+    """A query that has run and whose rows are fetched as they are needed: ``tracedb query``
+    prints csv / json / ndjson a batch at a time and the table's first rows plus a count, so a
+    result of millions of rows is never held in Python (4.2 GB RSS for comm_op_check at 128
+    ranks when it was). Valid inside :func:`query_rows` only."""
+
+    BATCH = 10_000
+
+    def __init__(self, con, sql: str, params: list, write: bool):
+        self._con, self._sql, self._params, self._write = con, sql, params, write
+        self._cur = con.execute(sql, params)
+        self.columns = [d[0] for d in self._cur.description] if self._cur.description is not None else []
+        self._head: list[tuple] = []
+        self._done = self._cur.description is None
+
+    def _fetch(self, n: int) -> list[tuple]:
+        if self._done:
+            return []
+        got = self._cur.fetchmany(n)
+        if len(got) < n:
+            self._done = True
+        return got
+
+    def batches(self, size: int | None = None) -> Iterator[list[tuple]]:
+        """Every row (those :meth:`head` fetched first), ``size`` (default :attr:`BATCH`) at a time."""
+        size = size or self.BATCH
+        if self._head:
+            head, self._head = self._head, []
+            yield head
+        while not self._done:
+            batch = self._fetch(size)
+            if batch:
+                yield batch
+
+    def head(self, n: int) -> list[tuple]:
+        """The first ``n`` rows (fewer when the result is shorter)."""
+        if len(self._head) < n:
+            self._head += self._fetch(n - len(self._head))
+        return self._head[:n]
+
+    def count(self) -> int:
+        """The number of rows of the whole result. Beyond the rows fetched, a SELECT is counted
+        by DuckDB (``SELECT count(*) FROM (…)``, no row reaches Python); SQL run with
+        ``write`` is never run twice: its rows are fetched and dropped."""
+        if self._done:
+            return len(self._head)
+        if not self._write:
+            try:
+                cur = self._con.cursor()        # another connection: the rows being read stay open
+                try:
+                    return cur.execute(f"SELECT count(*) FROM (\n{self._sql}\n) AS q", self._params).fetchone()[0]
+                finally:
+                    cur.close()
+            except duckdb.Error:
+                pass            # not a single SELECT (DESCRIBE, several statements): count the rows
+        n = len(self._head)
+        while not self._done:
+            n += len(self._fetch(self.BATCH))
+        return n
+
+    def result(self) -> Result:
+        """Every row as a :class:`Result` (the table with --all, markdown)."""
+        return Result(self.columns, [r for b in self.batches() for r in b])
+
+
+@contextmanager
+def query_rows(name_or_sql: str, db: str | Path | None = None, *, baseline: str | None = None,
+               comparison: str | None = None, run: str | None = None, rank: int | None = None,
+               step: int | None = None, limit: int | None = None, write: bool = False) -> Iterator[Rows]:
+    """:func:`query`, with the rows fetched as they are read (:class:`Rows`) while the block runs;
+    DuckDB errors inside the block become :class:`~tracedb.errors.QueryError`."""
+    text = (name_or_sql or "").strip().rstrip(";").strip()
+    if not text:
+        raise QueryError("empty query: give a view name or a SQL statement.",
+                         hint="'tracedb views' lists the views, e.g. tracedb query step_breakdown.")
+    with _session(db, write=write) as con:
+        sql, params = _query_sql(con, text, baseline=baseline, comparison=comparison, run=run, rank=rank,
+                                 step=step, limit=limit, write=write)
+        yield Rows(con, sql, params, write)
+
+
 def _query_on(con, text: str, *, baseline=None, comparison=None, run=None, rank=None, step=None,
               limit=None, write: bool = False) -> Result:
     """:func:`query` on an open connection (DuckDB errors pass through)."""
+    sql, params = _query_sql(con, text, baseline=baseline, comparison=comparison, run=run, rank=rank, step=step,
+                             limit=limit, write=write)
+    cur = con.execute(sql, params)
+    if cur.description is None:
+        return Result([], [])
+    return Result([d[0] for d in cur.description], cur.fetchall())
+
+
+def _query_sql(con, text: str, *, baseline=None, comparison=None, run=None, rank=None, step=None,
+               limit=None, write: bool = False) -> tuple[str, list]:
+    """The SQL and parameters :func:`query` runs (views resolved, SQL checked)."""
     params: list[Any] = []
     if _IDENT.match(text):
         sql, params = _view_sql(con, text, baseline, comparison, run, rank, step)
@@ -481,10 +573,7 @@ def _query_on(con, text: str, *, baseline=None, comparison=None, run=None, rank=
         sql = text
     if limit is not None:
         sql = f"SELECT * FROM ({sql}) AS q LIMIT {int(limit)}"
-    cur = con.execute(sql, params)
-    if cur.description is None:
-        return Result([], [])
-    return Result([d[0] for d in cur.description], cur.fetchall())
+    return sql, params
 
 
 def _view_sql(con, name: str, baseline, comparison, run, rank, step) -> tuple[str, list]:

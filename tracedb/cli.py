@@ -19,7 +19,7 @@ import typer.core
 
 from . import _coerce, api
 from .errors import EXIT_FAILURE, EXIT_INTERRUPTED, TracedbError
-from .output import DEFAULT_MAX_ROWS, render
+from .output import DEFAULT_MAX_ROWS, STREAMED, render, render_table, write_stream
 from .progress import terminal_bar
 
 
@@ -193,6 +193,23 @@ def _print(res, fmt: Format, *, units: Optional[Units] = None, wide: bool = Fals
                             wrap_last=wrap_last))
 
 
+def _print_rows(rows: "api.Rows", fmt: Format, *, units: Optional[Units] = None, wide: bool = False,
+                vertical: bool = False, max_rows: Optional[int] = None) -> None:
+    """Print a query result without holding it in memory: csv / json / ndjson a batch of rows at
+    a time, the table its first ``max_rows`` rows and the row count; markdown and the table of
+    every row (--all, --limit) need all rows to size their columns."""
+    if fmt.value in STREAMED:
+        write_stream(sys.stdout, rows.columns, rows.batches(), fmt.value)
+    elif fmt == Format.table and max_rows is not None:
+        head = rows.head(max_rows + 1)
+        total = rows.count() if len(head) > max_rows else len(head)
+        sys.stdout.write(render_table(rows.columns, head, width=_width(), max_rows=max_rows,
+                                      units=units.value if units else None, vertical=vertical, wide=wide,
+                                      total=total))
+    else:
+        _print(rows.result(), fmt, units=units, wide=wide, vertical=vertical, max_rows=max_rows)
+
+
 def _version(value: bool) -> None:
     if value:
         from . import __version__
@@ -309,9 +326,10 @@ def query(
       tracedb query slow_rank -x --limit 2
       tracedb query kernel --rank 0 --limit 5 --wide
     """
-    _print(api.query(name_or_sql, db=db, baseline=baseline, comparison=comparison, run=run, rank=rank,
-                     step=step, limit=limit, write=write), fmt, units=units, wide=wide, vertical=vertical,
-           max_rows=None if (all_rows or limit is not None) else DEFAULT_MAX_ROWS)
+    with api.query_rows(name_or_sql, db=db, baseline=baseline, comparison=comparison, run=run, rank=rank,
+                        step=step, limit=limit, write=write) as rows:
+        _print_rows(rows, fmt, units=units, wide=wide, vertical=vertical,
+                    max_rows=None if (all_rows or limit is not None) else DEFAULT_MAX_ROWS)
 
 
 @command()
