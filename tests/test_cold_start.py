@@ -86,7 +86,12 @@ def test_ingest_skips_schema_and_library_when_current(db_path, monkeypatch):
 
 
 HEAVY = ("pydantic", "rich", "pandas", "pyarrow", "sqlglot", "numpy", "tracedb.ingest", "tracedb.compare",
-         "tracedb.report", "tracedb.summary", "plotly")
+         "tracedb.report", "tracedb.summary", "plotly", "tracedb.progress")
+try:        # DuckDB ≥ 1.4: the engine is the module _duckdb; the duckdb package's Python layer is not needed
+    import _duckdb  # noqa: F401
+    HEAVY += ("duckdb",)
+except ImportError:
+    pass
 
 
 @pytest.mark.parametrize("args", [["query", "step_breakdown"], ["query", "free_time", "--rank", "0", "-f", "csv"],
@@ -94,8 +99,9 @@ HEAVY = ("pydantic", "rich", "pandas", "pyarrow", "sqlglot", "numpy", "tracedb.i
                                   ["describe", "step_breakdown"], ["views"]])
 def test_read_commands_load_no_heavy_module(args, tmp_path):
     """The read-only commands run (in a new interpreter, as the console script does) without
-    importing pydantic (typer's value conversion), rich, pandas, pyarrow, numpy, sqlglot or the
-    ingest code: issue #20's cold start. Checked on sys.modules after the command ran."""
+    importing pydantic (typer's value conversion), rich, pandas, pyarrow, numpy, sqlglot, the
+    duckdb package's relation layer (the engine module is enough) or the ingest code: issue #20's
+    cold start. Checked on sys.modules after the command ran."""
     db = tmp_path / "t.duckdb"
     ingest_paths(db, RANK0, run="r")
     code = ("import sys, tracedb.cli as cli\n"

@@ -30,9 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, Sequence
 
-import duckdb
-
 from . import db as _db
+from .db import duckdb           # the engine module (see tracedb.db): no relation layer on the query path
 from .errors import QueryError, TracedbError
 
 if TYPE_CHECKING:
@@ -115,6 +114,7 @@ class Database:
     """
 
     def __init__(self, path: str | Path | None = None):
+        import duckdb as _package     # noqa: F401 - a notebook's connection has the relation API (con.sql)
         self.path = _db.resolve_db_path(path)
         self.con = _db.connect(path, read_only=True)
         try:
@@ -176,6 +176,7 @@ def open_database(path: str | Path | None = None) -> Database:
 
 def connect(db: str | Path | None = None, read_only: bool = True) -> duckdb.DuckDBPyConnection:
     """Open the database (read-only by default). See :func:`tracedb.db.connect`."""
+    import duckdb as _package     # noqa: F401 - the caller's connection has the relation API (con.sql, .pl())
     return _db.connect(db, read_only=read_only, must_exist=read_only)
 
 

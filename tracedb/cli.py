@@ -20,7 +20,6 @@ import typer.core
 from . import _coerce, api
 from .errors import EXIT_FAILURE, EXIT_INTERRUPTED, TracedbError
 from .output import DEFAULT_MAX_ROWS, STREAMED, render, render_table, write_stream
-from .progress import terminal_bar
 
 
 class _Group(typer.core.TyperGroup):
