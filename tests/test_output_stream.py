@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import FIXTURES, ingest_paths, rows
-from tracedb import api
+from tracedb import api, cli
 from tracedb.cli import app
 from tracedb.output import render, write_stream
 
@@ -80,19 +80,31 @@ def _all(db, view):
 
 
 def test_table_fetches_only_the_rows_it_shows(level1_db, monkeypatch):
-    """The table of free_time reads 41 rows into Python (40 shown, one to know there are more);
-    DuckDB counts the rest for the note."""
+    """The table of free_time runs the view once into a DuckDB temporary table, reads the 40 rows
+    it shows into Python and has DuckDB count the rest: the same text as rendering every row."""
     (n,) = rows(level1_db, "SELECT count(*) FROM free_time")[0]
     assert n == 180
+    seen = []
+    render_table = cli.render_table
+    monkeypatch.setattr(cli, "render_table", lambda columns, head, **kw: seen.append(len(head))
+                        or render_table(columns, head, **kw))
     spy = _Spy(monkeypatch, 7)
     res = runner.invoke(app, ["query", "free_time", "--db", level1_db], env={"COLUMNS": "120"})
     assert res.exit_code == 0, res.output
     assert "180 rows (40 shown): --limit N or --all for more" in res.stdout
-    assert sum(spy.fetched) == 41
+    assert spy.fetched == [] and seen == [40]          # no streamed fetch; 40 rows reached Python
     monkeypatch.undo()
     columns, table = _all(level1_db, "free_time")
-    from tracedb.output import render_table
     assert res.stdout == render_table(columns, table, width=120)
+
+
+def test_table_keeps_duplicate_column_names(level1_db):
+    """A result with two columns named alike (which a DuckDB table would rename a, a_1) prints
+    its own names."""
+    res = runner.invoke(app, ["query", "SELECT range AS a, range * 2 AS a FROM range(45)", "--db", level1_db],
+                        env={"COLUMNS": "120"})
+    assert res.exit_code == 0, res.output
+    assert res.stdout.splitlines()[0].split() == ["a", "a"] and "45 rows (40 shown)" in res.stdout
 
 
 @pytest.mark.parametrize("sql, write", [

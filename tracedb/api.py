@@ -467,21 +467,34 @@ def query(name_or_sql: str, db: str | Path | None = None, *, baseline: str | Non
 
 
 class Rows:
-    """A query that has run and whose rows are fetched as they are needed: ``tracedb query``
-    prints csv / json / ndjson a batch at a time and the table's first rows plus a count, so a
-    result of millions of rows is never held in Python (4.2 GB RSS for comm_op_check at 128
-    ranks when it was). Valid inside :func:`query_rows` only."""
+    """A query whose rows are fetched as they are needed: ``tracedb query`` prints csv / json /
+    ndjson a batch at a time and the table's first rows plus a count, so a result of millions of
+    rows is never held in Python (4.2 GB RSS for comm_op_check at 128 ranks when it was). Valid
+    inside :func:`query_rows` only."""
 
     BATCH = 10_000
+    TEMP = "tracedb_query_result"
 
     def __init__(self, con, sql: str, params: list, write: bool):
         self._con, self._sql, self._params, self._write = con, sql, params, write
-        self._cur = con.execute(sql, params)
-        self.columns = [d[0] for d in self._cur.description] if self._cur.description is not None else []
+        self._cur = None
+        self._columns: list[str] = []
         self._head: list[tuple] = []
-        self._done = self._cur.description is None
+        self._done = False
+
+    def _start(self) -> None:
+        if self._cur is None:
+            self._cur = self._con.execute(self._sql, self._params)
+            self._done = self._cur.description is None
+            self._columns = [] if self._done else [d[0] for d in self._cur.description]
+
+    @property
+    def columns(self) -> list[str]:
+        self._start()
+        return self._columns
 
     def _fetch(self, n: int) -> list[tuple]:
+        self._start()
         if self._done:
             return []
         got = self._cur.fetchmany(n)
@@ -490,7 +503,7 @@ class Rows:
         return got
 
     def batches(self, size: int | None = None) -> Iterator[list[tuple]]:
-        """Every row (those :meth:`head` fetched first), ``size`` (default :attr:`BATCH`) at a time."""
+        """Every row, ``size`` (default :attr:`BATCH`) at a time."""
         size = size or self.BATCH
         if self._head:
             head, self._head = self._head, []
@@ -500,35 +513,48 @@ class Rows:
             if batch:
                 yield batch
 
-    def head(self, n: int) -> list[tuple]:
-        """The first ``n`` rows (fewer when the result is shorter)."""
+    def first(self, n: int) -> tuple[list[tuple], int]:
+        """The first ``n`` rows and the number of rows of the whole result, the query run once.
+
+        A SELECT goes into a temporary table (DuckDB keeps the rows, in their order; none
+        reaches Python but the ``n``), which gives the count; SQL that is not a single SELECT
+        (DESCRIBE, several statements) or runs with ``write`` (never run twice) is read as a
+        stream, the rows after the first ``n`` fetched and dropped to count them."""
+        if self._cur is None and not self._write:
+            try:
+                self._con.execute(f"CREATE TEMP TABLE {self.TEMP} AS SELECT * FROM (\n{self._sql}\n) AS q",
+                                  self._params)
+            except duckdb.Error:
+                pass
+            else:
+                try:
+                    cur = self._con.execute(f"SELECT * FROM temp.{self.TEMP} LIMIT {int(n)}")
+                    columns = [d[0] for d in cur.description]
+                    if not _renamed(columns):
+                        head = cur.fetchall()
+                        total = self._con.execute(f"SELECT count(*) FROM temp.{self.TEMP}").fetchone()[0]
+                        self._columns, self._cur, self._done = columns, cur, True
+                        return head, total
+                finally:
+                    self._con.execute(f"DROP TABLE IF EXISTS temp.{self.TEMP}")
         if len(self._head) < n:
             self._head += self._fetch(n - len(self._head))
-        return self._head[:n]
-
-    def count(self) -> int:
-        """The number of rows of the whole result. Beyond the rows fetched, a SELECT is counted
-        by DuckDB (``SELECT count(*) FROM (…)``, no row reaches Python); SQL run with
-        ``write`` is never run twice: its rows are fetched and dropped."""
-        if self._done:
-            return len(self._head)
-        if not self._write:
-            try:
-                cur = self._con.cursor()        # another connection: the rows being read stay open
-                try:
-                    return cur.execute(f"SELECT count(*) FROM (\n{self._sql}\n) AS q", self._params).fetchone()[0]
-                finally:
-                    cur.close()
-            except duckdb.Error:
-                pass            # not a single SELECT (DESCRIBE, several statements): count the rows
-        n = len(self._head)
+        total = len(self._head)
         while not self._done:
-            n += len(self._fetch(self.BATCH))
-        return n
+            total += len(self._fetch(self.BATCH))
+        return self._head[:n], total
 
     def result(self) -> Result:
         """Every row as a :class:`Result` (the table with --all, markdown)."""
-        return Result(self.columns, [r for b in self.batches() for r in b])
+        columns = self.columns
+        return Result(columns, [r for b in self.batches() for r in b])
+
+
+def _renamed(columns: list[str]) -> bool:
+    """Whether a table made from a result may have renamed its columns: DuckDB makes duplicate
+    names unique (``a, a`` → ``a, a_1``), which the result itself keeps."""
+    names = set(columns)
+    return any(m and m.group(1) in names for m in (re.match(r"^(.*)_\d+$", c) for c in columns))
 
 
 @contextmanager

@@ -200,8 +200,7 @@ def _print_rows(rows: "api.Rows", fmt: Format, *, units: Optional[Units] = None,
     if fmt.value in STREAMED:
         write_stream(sys.stdout, rows.columns, rows.batches(), fmt.value)
     elif fmt == Format.table and max_rows is not None:
-        head = rows.head(max_rows + 1)
-        total = rows.count() if len(head) > max_rows else len(head)
+        head, total = rows.first(max_rows)
         sys.stdout.write(render_table(rows.columns, head, width=_width(), max_rows=max_rows,
                                       units=units.value if units else None, vertical=vertical, wide=wide,
                                       total=total))
