@@ -137,3 +137,19 @@ def test_error_while_streaming_is_one_line(level1_db):
                               "--format", "csv"])
     assert res.exit_code == 1
     assert res.stderr.startswith("tracedb: error: query failed: Conversion Error")
+
+
+def test_closed_pipe_stops_quietly_with_141(level1_db):
+    """``tracedb query ... --format csv | head -2``: the reader goes away mid-stream; tracedb stops
+    with exit 141 (as a command killed by SIGPIPE) and prints no error."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+    proc = subprocess.Popen([sys.executable, "-m", "tracedb.cli", "query", "SELECT * FROM range(3000000)",
+                             "--format", "csv", "--db", level1_db], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout.readline() == b"range\n" and proc.stdout.readline() == b"0\n"
+    proc.stdout.close()
+    assert proc.wait(timeout=120) == 141
+    assert proc.stderr.read() == b""

@@ -2,7 +2,9 @@
 
 stdout carries results only; progress, warnings and errors go to stderr. Exit codes: 0 ok,
 1 failure (bad input, failed query), 2 usage, 3 database locked, 130 interrupted (Ctrl-C,
-SIGTERM, SIGHUP: the open transaction is rolled back and temporary files are removed first).
+SIGTERM, SIGHUP: the open transaction is rolled back and temporary files are removed first),
+141 the reader of stdout went away (``tracedb query kernel -f csv | head``: the rows are
+streamed, so the query stops there; no message, as for a command killed by SIGPIPE).
 """
 from __future__ import annotations
 
@@ -138,6 +140,8 @@ def guarded(fn):
             return fn(*a, **kw)
         except typer.Exit:
             raise
+        except BrokenPipeError:
+            _stdout_gone()
         except BaseException as e:   # noqa: BLE001 - every failure becomes one line
             _fail(e)
     return wrapper
@@ -146,6 +150,20 @@ def guarded(fn):
 def command(*args, app: typer.Typer = app, **kwargs):
     """``app.command`` for a :func:`guarded` function."""
     return lambda fn: app.command(*args, **kwargs)(guarded(fn))
+
+
+EXIT_PIPE = 141        # 128 + SIGPIPE, what a shell reports for a command killed by a closed pipe
+
+
+def _stdout_gone() -> None:
+    """stdout's reader closed the pipe: stop quietly; stdout goes to /dev/null so that Python's
+    last flush at exit does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):      # no real file descriptor (a test runner's stdout)
+        pass
+    raise typer.Exit(EXIT_PIPE)
 
 
 def _fail(e: BaseException) -> None:
