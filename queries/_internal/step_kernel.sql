@@ -19,11 +19,14 @@ WITH stepped_rank AS (
     WHERE step IS NOT NULL
 ),
 npu_copy_window AS (
-    -- NPU steps' device windows (derive/050: compute and HCCL tasks only, as CANN's step trace)
+    -- device windows of the NPU steps with a copy (derive/050: compute and HCCL tasks only, as
+    -- CANN's step trace); empty without NPU copies, so the join below costs next to nothing
     SELECT s.run_id, s.rank, s.step, s.device_start_ns, s.device_end_ns
     FROM step AS s
     JOIN run AS r
         ON r.run_id = s.run_id
+    JOIN (SELECT DISTINCT run_id, rank, step FROM kernel WHERE copy_kind IS NOT NULL AND step IS NOT NULL) AS c
+        ON c.run_id = s.run_id AND c.rank = s.rank AND c.step = s.step
     WHERE r.platform = 'npu' AND s.device_start_ns IS NOT NULL AND s.device_end_ns IS NOT NULL
 )
 SELECT

@@ -1,6 +1,6 @@
 -- kernel_diff_between — per kernel type and input shapes, device time of a comparison run against a baseline run.
 -- Grain:     one row per (kernel type, input shapes) present in either run; kernels whose type is
---            empty or N/A (Level0 compute kernels) are left out; steps restricted by compare_step;
+--            empty or N/A (Level0 compute kernels) and NPU copy tasks are left out; steps restricted by compare_step;
 --            ordered by diff_total_ns descending.
 -- Source:    kernel.op_type (kernel_details.csv "Type"; GPU and trace-only NPU: the kernel name),
 --            kernel.input_shapes ("Input Shapes", N/A when empty), kernel.dur_ns ("Duration(us)").
@@ -18,6 +18,9 @@ WITH kept AS (
     LEFT JOIN (SELECT DISTINCT run_id, step FROM compare_step) AS cs
         ON cs.run_id = k.run_id AND cs.step = k.step
     WHERE k.op_type IS NOT NULL AND k.op_type NOT IN ('', 'N/A')
+      -- NPU copy tasks (trace_view.json / DB MEMCPY_ASYNC) are not kernel_details.csv rows, which
+      -- KernelCompare compares
+      AND NOT (k.copy_kind IS NOT NULL AND k.source IN ('trace_view', 'ascend_db'))
       AND (rs.run_id IS NULL OR cs.step IS NOT NULL)
 ),
 b_k AS (

@@ -171,11 +171,16 @@ def test_kernels_are_the_raw_tasks_exactly(rel, tmp_path):
                          "JOIN COMPUTE_TASK_INFO c USING (globalTaskId) JOIN STRING_IDS s ON s.id = c.name")
     comm = query(pdb, "SELECT s.value, o.startNs, o.endNs - o.startNs, g.value FROM COMMUNICATION_OP o "
                       "JOIN STRING_IDS s ON s.id = o.opName JOIN STRING_IDS g ON g.id = o.groupName")
+    copies = query(pdb, "SELECT s.value, t.startNs, t.endNs - t.startNs, t.streamId FROM TASK t "
+                        "JOIN STRING_IDS s ON s.id = t.taskType WHERE s.value = 'MEMCPY_ASYNC'")
     db = ingest_without_analysis(rank_dir, tmp_path)
-    got = rows(db, "SELECT name, ts_ns, dur_ns, stream_id, group_name, is_communication, source FROM kernel")
-    assert Counter((n, t, d, str(s)) for n, t, d, s, _, c, _ in got if not c) == Counter(
+    got = rows(db, "SELECT name, ts_ns, dur_ns, stream_id, group_name, is_communication, source, copy_kind FROM kernel")
+    assert Counter((n, t, d, str(s)) for n, t, d, s, _, c, _, k in got if not c and k is None) == Counter(
         (n, t, d, str(s)) for n, t, d, s in compute)
-    assert sorted((n, t, d, g) for n, t, d, _, g, c, _ in got if c) == sorted(comm)
+    assert sorted((n, t, d, g) for n, t, d, _, g, c, _, _ in got if c) == sorted(comm)
+    # the copy tasks COMPUTE_TASK_INFO does not list (MEMCPY_ASYNC) are copy rows
+    assert Counter((n, t, d, str(s)) for n, t, d, s, _, _, _, k in got if k is not None) == Counter(
+        (n, t, d, str(s)) for n, t, d, s in copies)
     assert {r[6] for r in got} == {"ascend_db"}
     # kernel_id: 1..n by start
     ids = rows(db, "SELECT kernel_id FROM kernel ORDER BY ts_ns, name")
@@ -289,7 +294,7 @@ def test_text_and_db_forms_count_the_same_kernels_and_ops(tmp_path):
     assert convs[0][0] == "DistributedDataParallel_0/AlexNet_0/Sequential_0/Conv2d_0"
     with open(text_dir / OUT / "kernel_details.csv", encoding="utf-8") as f:
         kd = f.read().splitlines()[1:]
-    assert rows(db, "SELECT count(*), count_if(is_communication) FROM kernel") == [
+    assert rows(db, "SELECT count(*), count_if(is_communication) FROM kernel WHERE copy_kind IS NULL") == [
         (len(kd), sum(1 for line in kd if ",HCCL," in line))]
 
 
@@ -486,7 +491,7 @@ def test_text_columns_null_in_a_whole_first_batch(tmp_path, monkeypatch):
     db = tmp_path / "t.duckdb"
     ingest_paths(db, rank)
     assert rows(db, "SELECT count(stream_ptr), count(*) FROM memory WHERE kind = 'record'") == [expected]
-    assert rows(db, "SELECT count(*) FROM kernel") == [(191,)]
+    assert rows(db, "SELECT count(*) FROM kernel") == [(191 + 24,)]     # + the 24 MEMCPY_ASYNC copy rows
     assert rows(db, "SELECT value FROM profiler_db_meta WHERE name = 'SCHEMA_VERSION'") == [(None,)]
     assert rows(db, "SELECT count(*) FROM profiler_db_meta WHERE name = 'ENV_VARIABLES' AND value LIKE '{%'") == [(1,)]
 
