@@ -225,8 +225,13 @@ class _Command:
 
 
 def default_jobs() -> int:
-    """Worker processes of an ingest when not given: PLACEHOLDER."""
-    return 1
+    """Worker processes of an ingest when ``jobs`` is not given: one per two cores.
+
+    One rank's reader already keeps two threads busy (DuckDB parses a large trace in slices),
+    and a worker pays for the copy into the database at publish (+44 % CPU for 8 ranks of
+    42 MB): on 2 cores, 2 workers took 1.19x the wall time of 1 (bench/RESULTS.md), so 2 cores
+    get 1 worker, i.e. the ranks one after another in this process."""
+    return max(1, (os.cpu_count() or 1) // 2)
 
 
 def _derived_rows(con, ranks: set[tuple[int, int]], report: IngestReport) -> None:
