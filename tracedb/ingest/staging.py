@@ -156,19 +156,23 @@ def run_workers(jobs: list[StagingJob], workers: int,
         p.stat().st_size for p in _paths(jobs[i].unit) if p.exists()))
     ctx = multiprocessing.get_context("spawn")
     results: dict[int, StagingResult] = {}
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx)
+    try:
         futures = {pool.submit(stage_rank, jobs[i]): i for i in order}
         pending = set(futures)
-        try:
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_EXCEPTION)
-                for f in done:
-                    results[futures[f]] = r = f.result()    # raises the worker's error
-                    on_done(r)
-        except BaseException:
-            for f in pending:
-                f.cancel()
-            raise
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            for f in done:
+                results[futures[f]] = r = f.result()    # raises the worker's error
+                on_done(r)
+    except BaseException:
+        # a failed rank or an interrupt: the other workers' ranks are of no use, stop them now
+        # rather than wait for them (their staging files go with the folder)
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            proc.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
     return [results[i] for i in range(len(jobs))]
 
 
