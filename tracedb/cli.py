@@ -234,7 +234,7 @@ def ingest(
     memory_limit: str = typer.Option(api.DEFAULT_INGEST_MEMORY, "--memory-limit",
                                      help="DuckDB memory limit; peak RSS stays about 100 MB above it."),
     threads: Optional[int] = typer.Option(None, "--threads", help="DuckDB threads (default: all cores)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1,
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j",
                                        help="Worker processes for the new ranks of a folder; each gets "
                                             "--memory-limit / N and --threads / N, so memory stays bounded "
                                             "by --memory-limit whatever the number of ranks. 1: one rank "
