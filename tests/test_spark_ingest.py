@@ -23,17 +23,25 @@ VIEWS = ("step_breakdown", "free_time", "uncovered_communication", "slow_rank", 
 SKIP = ("ingested_at", "source_path", "source_dir", "path")
 
 
-def _tables_from_parquet(folder) -> dict[str, list[tuple]]:
-    """Every per-run table of a Parquet export, read back through its views.sql in DuckDB."""
+def _from_parquet(folder) -> tuple[dict[str, list[tuple]], dict[str, list[tuple]]]:
+    """Every per-run table and every public view of a Parquet export, read back through its
+    views.sql in DuckDB."""
     con = duckdb.connect()
     cwd = os.getcwd()
     try:
         os.chdir(folder)
         con.execute((folder / "views.sql").read_text())
-        return _tables(con)
+        return _tables(con), _views(con)
     finally:
         os.chdir(cwd)
         con.close()
+
+
+def _views(con) -> dict[str, list[tuple]]:
+    names = [v for (v,) in con.execute("SELECT name FROM tracedb_object WHERE schema_name = 'main' "
+                                       "AND kind = 'view' ORDER BY name").fetchall()]
+    return {v: [tuple(float(f"{x:.12g}") if isinstance(x, float) else x for x in r)
+                for r in con.execute(f"SELECT * FROM {v} ORDER BY ALL").fetchall()] for v in names}
 
 
 def _tables(con) -> dict[str, list[tuple]]:
@@ -70,15 +78,19 @@ def test_spark_ingest_equals_single_machine_ingest(tmp_path):
 
         con = duckdb.connect(str(db), read_only=True)
         try:
-            want_tables = _tables(con)
+            want_tables, want_views = _tables(con), _views(con)
         finally:
             con.close()
-        got_tables = _tables_from_parquet(out)
+        got_tables, got_views = _from_parquet(out)
         assert want_tables.keys() == got_tables.keys() and want_tables["kernel"]
         for t in want_tables:
             assert got_tables[t] == want_tables[t], t
         # file ids are unique across the two tasks: 20 files, 1..20
         assert sorted(r[0] for r in got_tables["source_file"]) == list(range(1, 21))
+        # every public view over the Spark ingest's Parquet (DuckDB reading views.sql) equals the file's
+        assert want_views.keys() == got_views.keys() and want_views["comm_matrix"]
+        for v in want_views:
+            assert got_views[v] == want_views[v], v
 
         lib = register(spark, out)
         assert not {v: e for v, e in lib.failed.items() if v in VIEWS}
