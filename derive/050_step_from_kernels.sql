@@ -1,6 +1,6 @@
 -- Steps known only from kernels (a kernel_details.csv Step Id without a ProfilerStep slice),
 -- then every step's device window: first kernel start, last kernel end (MindSpore ranks keep
--- their step_trace_raw windows).
+-- their step_trace_raw windows; Kineto copies count, NPU copies do not).
 INSERT INTO step (run_id, rank, step)
 SELECT DISTINCT k.run_id, k.rank, k.step
 FROM kernel AS k
@@ -12,6 +12,9 @@ FROM (
     SELECT step, min(ts_ns) AS start_ns, max(ts_ns + dur_ns) AS end_ns
     FROM kernel
     WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND step IS NOT NULL
+      -- NPU copies (derive/031) do not widen it: CANN's step trace and Overlap Analysis, which
+      -- step_trace_time.csv and msprof-analyze's text path follow, see compute and HCCL tasks only
+      AND NOT (copy_kind IS NOT NULL AND source IN ('trace_view', 'ascend_db'))
     GROUP BY step
 ) AS w
 WHERE step.run_id = getvariable('run_id') AND step.rank = getvariable('rank') AND step.step = w.step

@@ -61,7 +61,7 @@ CREATE TABLE IF NOT EXISTS kernel (
     block_dim        INTEGER,
     source           VARCHAR NOT NULL
 );
-COMMENT ON TABLE kernel IS 'One row per device kernel/task. NPU: kernel_details.csv rows (compute kernels and one row per HCCL communication op), joined to the trace_view.json task with the same name and start; without kernel_details.csv, the Ascend Hardware compute tasks and HCCL op slices of trace_view.json. GPU: Kineto events of category kernel (NCCL kernels are communication).';
+COMMENT ON TABLE kernel IS 'One row per device kernel/task. NPU: kernel_details.csv rows (compute kernels and one row per HCCL communication op), joined to the trace_view.json task with the same name and start; without kernel_details.csv, the Ascend Hardware compute tasks and HCCL op slices of trace_view.json; copies: the SDMA_SQE / PCIE_DMA_SQE / MEMCPY_ASYNC tasks of trace_view.json (copy_kind set). GPU: Kineto events of category kernel (NCCL kernels are communication).';
 COMMENT ON COLUMN kernel.run_id IS 'Run (run.run_id).';
 COMMENT ON COLUMN kernel.rank IS 'Rank (rank.rank).';
 COMMENT ON COLUMN kernel.file_id IS 'Input file the row came from (source_file.file_id).';

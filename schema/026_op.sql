@@ -65,5 +65,5 @@ COMMENT ON COLUMN kernel.launch_dur_ns IS 'Duration of the launch call, integer 
 -- bytes; they count neither as computing nor as communication.
 ALTER TABLE kernel ADD COLUMN IF NOT EXISTS copy_kind VARCHAR;
 ALTER TABLE kernel ADD COLUMN IF NOT EXISTS size_bytes BIGINT;
-COMMENT ON COLUMN kernel.copy_kind IS 'For a copy row: HtoD, DtoH, DtoD, PtoP, HtoH or Memset (Kineto gpu_memcpy/gpu_memset args, Nsight copyKind, NPU SDMA / PCIE_DMA task); NULL for kernels and communication ops.';
-COMMENT ON COLUMN kernel.size_bytes IS 'Bytes a copy moved or set (Kineto args "bytes", Nsight bytes); NULL when unknown or not a copy.';
+COMMENT ON COLUMN kernel.copy_kind IS 'For a copy row: HtoD, DtoH, DtoD, PtoP, HtoH, Memset, or Unknown when the input does not say (Kineto gpu_memcpy/gpu_memset args or name, Nsight copyKind, NPU SDMA_SQE / PCIE_DMA_SQE / MEMCPY_ASYNC task: args "operation" of newer CANN, else Unknown); NULL for kernels and communication ops.';
+COMMENT ON COLUMN kernel.size_bytes IS 'Bytes a copy moved or set (Kineto args "bytes", Nsight bytes, NPU task args "size(B)"); NULL when unknown or not a copy.';

@@ -46,6 +46,7 @@ VALUES
     -- copies first: a copy is never computing nor communication
     (1,  NULL,  'copy_kind', 'Memset', 'Memset', NULL, NULL, NULL, 1, 'Kineto gpu_memset / Memset events'),
     (2,  NULL,  'copy_kind', '%', 'Memcpy', NULL, NULL, NULL, 2, 'Kineto gpu_memcpy / Memcpy events (copy_kind HtoD, DtoH, DtoD, PtoP)'),
+    (5,  'npu', 'copy_kind', '%', 'SDMA', NULL, NULL, NULL, 1, 'NPU copy tasks (trace_view.json SDMA_SQE / PCIE_DMA_SQE / MEMCPY_ASYNC, Ascend DB TASK MEMCPY_ASYNC): msprof-analyze books them as SDMA'),
     (3,  'npu', 'task_type', 'SDMA%', 'SDMA', NULL, NULL, NULL, 3, 'msprof-analyze trace_event_bean _SDMA_TASK_TYPES (SDMA_SQE)'),
     (4,  'npu', 'task_type', 'PCIE_DMA%', 'SDMA', NULL, NULL, NULL, 3, 'msprof-analyze trace_event_bean _SDMA_TASK_TYPES (PCIE_DMA_SQE)'),
     -- communication: the reader's own flag (kernel_details.csv Accelerator Core HCCL/COMMUNICATION or

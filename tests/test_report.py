@@ -1,7 +1,8 @@
 """tracedb report: the HTML page renders in headless Chromium with every chart drawn and no error.
 
 The browser test skips when Chromium is absent, unless CI=1 or TRACEDB_REQUIRE_BROWSER=1 (then a
-missing browser fails the test). The screenshot is kept at artifacts/report.png (printed).
+missing browser fails the test). The screenshot is kept at artifacts/report-fixture.png (printed);
+the corpus comparison's (tests/test_report_corpus.py) is artifacts/report.png.
 """
 from __future__ import annotations
 
@@ -43,8 +44,8 @@ def _plot_json(text: str, key: str) -> list:
 
 def test_every_chart_is_drawn_from_its_view(page, db):
     rep, out = page
-    assert [c.key for c in rep.drawn] == ["step_stack", "rank_step_heatmap", "op_diff", "comm_matrix", "memory",
-                                         "free_timeline"]
+    assert [c.key for c in rep.drawn] == ["step_stack", "rank_step_heatmap", "op_diff", "overall_comparison",
+                                         "comm_matrix", "memory", "free_timeline"]
     text = out.read_text()
     # offline: plotly.js is inside the page; outside it nothing is loaded from the network
     from plotly.offline import get_plotlyjs
@@ -91,7 +92,8 @@ def test_skipped_chart_says_why(tmp_path):
     ingest_paths(path, FIXTURES / "ascend/level1")
     rep = api.report(tmp_path / "r.html", db=path)
     skipped = {c.key: c.note for c in rep.charts if c.figure is None}
-    assert list(skipped) == ["op_diff"] and "baseline/comparison" in skipped["op_diff"]
+    assert list(skipped) == ["op_diff", "overall_comparison"]
+    assert all("baseline/comparison" in note for note in skipped.values())
     text = (tmp_path / "r.html").read_text()
     assert "chart skipped: no baseline/comparison pair" in text and 'id="chart-op_diff"' not in text
 
@@ -116,10 +118,10 @@ def test_report_renders_in_headless_chromium(page):
     assert attrs["done"] == "1", attrs
     assert json.loads(htmllib.unescape(attrs["errors"])) == []
     assert attrs["drawn"].split(",") == [f"plot-{c.key}" for c in rep.drawn]
-    assert int(attrs["charts"]) == len(rep.drawn) == 6
+    assert int(attrs["charts"]) == len(rep.drawn) == 7
     artifacts = ROOT / "artifacts"
     artifacts.mkdir(exist_ok=True)
-    shot = artifacts / "report.png"
+    shot = artifacts / "report-fixture.png"      # report.png: the corpus comparison (test_report_corpus.py)
     shot.unlink(missing_ok=True)
     run_browser(out.as_uri(), f"--screenshot={shot}", "--window-size=1280,4000", browser=browser)
     assert shot.stat().st_size > 20_000

@@ -88,3 +88,65 @@ def test_readme_sample_is_real_output(tmp_path):
     ingest_paths(path, FIXTURES / "ascend/level1")
     res = runner.invoke(app, ["summary", "--db", str(path)])
     assert res.exit_code == 0 and res.stdout == sample
+
+
+BERT = "tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz"
+RESNET = "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"
+
+
+def test_memory_peak_against_device_capacity(tmp_path):
+    """Kineto deviceProperties → device; memory_peak.capacity_ratio and the summary's sentence.
+
+    By hand from the BERT-small H100 trace: deviceProperties = [{id 0, "NVIDIA H100 80GB HBM3",
+    totalGlobalMem 85018279936}]; its [memory] events of Device Type 1 / Device Id 0 reach
+    Total Reserved 121634816 and Total Allocated 101305344. The ResNet50 V100 trace lists four
+    devices, id 0 with 34084028416 B and ids 1-3 with 34087305216 B; its [memory] events carry no
+    totals (PyTorch 1.9), so the capacity is known but the ratio is not."""
+    import gzip
+    import shutil
+
+    from conftest import corpus_path
+    bert, resnet = corpus_path(BERT), corpus_path(RESNET)
+    plain = tmp_path / "bert.pt.trace.json"          # the uncompressed file takes the other read path
+    with gzip.open(bert) as src, open(plain, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, bert, run="gz")
+    ingest_paths(db, plain, run="plain")
+    ingest_paths(db, resnet, run="resnet")
+    ingest_paths(db, FIXTURES / "ascend/level1", run="npu")
+    h100 = (0, "CUDA:0", "NVIDIA H100 80GB HBM3", 85018279936, "kineto_device_properties")
+    got = rows(db, "SELECT run_name, rank, device_id, device, device_name, memory_capacity_bytes, source "
+                   "FROM device JOIN run USING (run_id) ORDER BY run_name, device_id")
+    v100 = "Tesla V100-DGXS-32GB"
+    assert got == [("gz", 0, *h100), ("plain", 0, *h100)] + [
+        ("resnet", 0, i, f"CUDA:{i}", v100, 34084028416 if i == 0 else 34087305216, "kineto_device_properties")
+        for i in range(4)]
+    assert rows(db, "SELECT run_name, device, peak_reserved_bytes, capacity_bytes, capacity_ratio FROM memory_peak "
+                    "WHERE device LIKE 'CUDA%' ORDER BY run_name") == [
+        ("gz", "CUDA:0", 121634816, 85018279936, 121634816 / 85018279936),
+        ("plain", "CUDA:0", 121634816, 85018279936, 121634816 / 85018279936),
+        ("resnet", "CUDA:0", None, 34084028416, None)]
+    assert rows(db, "SELECT count(*) FROM memory_peak WHERE capacity_bytes IS NOT NULL AND device NOT LIKE 'CUDA%'") \
+        == [(0,)]                                   # CPU and NPU rows: no capacity in the input
+    got = findings(str(db))
+    assert got[("gz", "memory")]["finding"] == (
+        "memory peak: 0.11 GiB reserved by PyTorch on rank 0 (CUDA:0), 0.09 GiB allocated; "
+        "0.1 % of the device's 79.18 GiB (capacity_ratio)")                  # 121634816 / 85018279936 = 0.14 %
+    assert got[("npu", "memory")]["finding"].endswith("; the device capacity is not in the profiler output")
+    assert ("resnet", "memory") not in got          # a PyTorch 1.9 trace has no Total Reserved: no peak
+    # the device rows are the file's: removing the run removes them
+    assert runner.invoke(app, ["runs", "rm", "gz", "--db", str(db)]).exit_code == 0
+    assert rows(db, "SELECT count(*) FROM device WHERE run_id NOT IN (SELECT run_id FROM run)") == [(0,)]
+
+
+def test_device_properties_that_are_not_devices_are_left_out():
+    """deviceProperties is optional metadata: entries without an integer id are skipped, a
+    capacity that is not a non-negative JSON integer is NULL, anything but a list gives none."""
+    from tracedb.ingest.metadata import kineto_devices
+    props = [{"id": 0, "name": "A", "totalGlobalMem": 5}, {"id": "x"}, "junk", {"name": "no id"},
+             {"id": 1, "totalGlobalMem": -3}, {"id": 2, "totalGlobalMem": True}, {"id": "3", "totalGlobalMem": 2.5},
+             {"id": -1, "totalGlobalMem": 7}]
+    assert kineto_devices({"deviceProperties": props}) == [
+        (0, "CUDA:0", "A", 5), (1, "CUDA:1", None, None), (2, "CUDA:2", None, None), (3, "CUDA:3", None, None)]
+    assert kineto_devices({"deviceProperties": {"id": 0}}) == [] == kineto_devices({})

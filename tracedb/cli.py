@@ -457,9 +457,11 @@ def report(
                                                           "headless Chromium: apt-get install chromium)."),
 ) -> None:
     """Write one HTML page: the summary's findings, then charts, each drawn from a view it names:
-    step stack per rank and step and a rank × step heat map (step_breakdown), op diff bars of a
-    baseline/comparison pair (op_diff_between), the link bandwidth matrix (comm_matrix), memory
-    over time (memory, memory_peak), the free-time timeline of the slowest step (free_time).
+    step stack per rank and step and a rank × step heat map (step_breakdown), op diff and
+    overall comparison bars of a baseline/comparison pair (op_diff_between,
+    overall_comparison_between), the link bandwidth matrix (comm_matrix), memory over time with
+    the peak's share of the device capacity (memory, memory_peak), the free-time timeline of the
+    slowest step (free_time).
     plotly.js is embedded: the file opens offline.
 
     Examples:

@@ -9,8 +9,11 @@ Charts (a chart whose view has no rows, or does not exist in the file, is left o
 * step stack per rank and step — step_breakdown (computing / exposed communication / free);
 * rank × step heat map of the step time — step_breakdown.e2e_ns;
 * op diff bars of a baseline/comparison pair — op_diff_between (roles or --baseline/--comparison);
+* overall comparison bars of the pair (computing, its op classes, uncovered communication, free,
+  E2E: msprof-analyze's OverallMetrics) — overall_comparison_between;
 * communication link matrix heat map — comm_matrix (bandwidth per src → dst link);
-* memory over time — memory (kind record/event, reserved bytes), peaks from memory_peak;
+* memory over time — memory (kind record/event, reserved bytes), the peak and its share of the
+  device's capacity from memory_peak;
 * free-time timeline of the slowest step (largest e2e_ns) — free_time, per rank.
 """
 from __future__ import annotations
@@ -22,6 +25,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import duckdb
 
@@ -69,37 +73,72 @@ def _exists(con, name: str) -> bool:
     return bool(con.execute("SELECT count(*) FROM duckdb_functions() WHERE function_name = ?", [name]).fetchone()[0])
 
 
-def _step_stack(con, run: str) -> Chart:
-    import plotly.graph_objects as go
-    sql = (f"SELECT rank, step, computing_ns, communication_not_overlapped_ns, free_ns, e2e_ns "
-           f"FROM step_breakdown WHERE run_name = {_quote(run)} AND e2e_ns IS NOT NULL "
-           f"ORDER BY rank, step NULLS FIRST LIMIT {MAX_STEP_BARS}")
-    chart = Chart("step_stack", "Step time per rank and step: computing / exposed communication / free",
-                  "step_breakdown", sql)
-    rows = _rows(con, sql)
-    if not rows:
-        chart.note = "step_breakdown has no row for this run"
+@dataclass(frozen=True)
+class Scope:
+    """What a chart is drawn for: the run (quoted for SQL) and the baseline/comparison pair."""
+
+    run: str
+    baseline: str | None
+    comparison: str | None
+
+    @property
+    def q(self) -> str:
+        return _quote(self.run)
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    """One chart, as data: its key, title (``{baseline}`` / ``{comparison}`` filled in), the view
+    it names, the SQL that feeds it, the note when that SQL has no row, and ``draw`` (rows →
+    plotly figure). ``pair``: needs a baseline/comparison pair; ``requires``: a view or macro
+    that must exist in the file."""
+
+    key: str
+    title: str
+    view: str
+    sql: Callable[[Scope], str]
+    draw: Callable[[Chart, list[dict], Scope, duckdb.DuckDBPyConnection], object]
+    empty: str
+    pair: bool = False
+    requires: str | None = None
+
+
+def _chart(con: duckdb.DuckDBPyConnection, spec: ChartSpec, scope: Scope) -> Chart:
+    """The one path every chart takes: SQL → rows → figure, or a note saying why it is skipped."""
+    chart = Chart(spec.key, spec.title.format(baseline=scope.baseline, comparison=scope.comparison),
+                  spec.view, spec.sql(scope))
+    if spec.pair and not (scope.baseline and scope.comparison):
+        chart.note = "no baseline/comparison pair (set roles with 'tracedb runs set-role', or --baseline/--comparison)"
         return chart
+    if spec.requires and not _exists(con, spec.requires):
+        chart.note = f"{spec.requires} is not in this database"
+        return chart
+    rows = _rows(con, chart.sql)
+    if not rows:
+        chart.note = spec.empty
+        return chart
+    chart.figure = spec.draw(chart, rows, scope, con)
+    return chart
+
+
+def _ms(ns) -> float | None:
+    return None if ns is None else ns / 1e6
+
+
+def _draw_step_stack(chart, rows, scope, con):
+    import plotly.graph_objects as go
     x = [f"rank {r['rank']} · step {'—' if r['step'] is None else r['step']}" for r in rows]
     fig = go.Figure()
     for col, name, color in (("computing_ns", "computing", "#4c78a8"),
                              ("communication_not_overlapped_ns", "exposed (uncovered) communication", "#e45756"),
                              ("free_ns", "free", "#bab0ac")):
-        fig.add_bar(x=x, y=[None if r[col] is None else r[col] / 1e6 for r in rows], name=name, marker_color=color)
+        fig.add_bar(x=x, y=[_ms(r[col]) for r in rows], name=name, marker_color=color)
     fig.update_layout(barmode="stack", yaxis_title="ms", xaxis_title="rank · step")
-    chart.figure = fig
-    return chart
+    return fig
 
 
-def _rank_step_heatmap(con, run: str) -> Chart:
+def _draw_rank_step_heatmap(chart, rows, scope, con):
     import plotly.graph_objects as go
-    sql = (f"SELECT rank, step, e2e_ns FROM step_breakdown WHERE run_name = {_quote(run)} "
-           f"AND e2e_ns IS NOT NULL AND step IS NOT NULL ORDER BY rank, step")
-    chart = Chart("rank_step_heatmap", "Step time (ms), rank × step", "step_breakdown", sql)
-    rows = _rows(con, sql)
-    if not rows:
-        chart.note = "step_breakdown has no row with a step for this run"
-        return chart
     ranks = sorted({r["rank"] for r in rows})
     steps = sorted({r["step"] for r in rows})
     cell = {(r["rank"], r["step"]): r["e2e_ns"] / 1e6 for r in rows}
@@ -107,51 +146,28 @@ def _rank_step_heatmap(con, run: str) -> Chart:
     fig = go.Figure(go.Heatmap(z=z, x=[str(s) for s in steps], y=[str(r) for r in ranks],
                                colorscale="YlOrRd", colorbar_title="ms"))
     fig.update_layout(xaxis_title="step", yaxis_title="rank", xaxis_type="category", yaxis_type="category")
-    chart.figure = fig
-    return chart
+    return fig
 
 
-def _op_diff(con, baseline: str | None, comparison: str | None) -> Chart:
+def _paired_bars(label: str, base: str, comp: str, xaxis_title: str):
+    """Horizontal baseline vs comparison bars (ms), the first row at the top: op_diff, overall."""
+    def draw(chart, rows, scope, con):
+        import plotly.graph_objects as go
+        rows = rows[::-1]                 # plotly draws the last y category at the top
+        y = [r[label] for r in rows]
+        fig = go.Figure()
+        fig.add_bar(y=y, x=[_ms(r[base]) for r in rows], name=f"baseline {scope.baseline}",
+                    orientation="h", marker_color="#72b7b2")
+        fig.add_bar(y=y, x=[_ms(r[comp]) for r in rows], name=f"comparison {scope.comparison}",
+                    orientation="h", marker_color="#f58518")
+        fig.update_layout(barmode="group", xaxis_title=xaxis_title, height=max(400, 28 * len(rows)),
+                          yaxis_automargin=True)
+        return fig
+    return draw
+
+
+def _draw_comm_matrix(chart, rows, scope, con):
     import plotly.graph_objects as go
-    sql = (f"SELECT op_type, baseline_total_ns, comparison_total_ns, diff_total_ns, total_ratio "
-           f"FROM op_diff_between({_quote(baseline or '')}, {_quote(comparison or '')}) "
-           f"ORDER BY abs(diff_total_ns) DESC, op_type LIMIT {MAX_OP_BARS}")
-    chart = Chart("op_diff", f"Device time per op type: {baseline} (baseline) vs {comparison} (comparison)",
-                  "op_diff_between", sql)
-    if not (baseline and comparison):
-        chart.note = "no baseline/comparison pair (set roles with 'tracedb runs set-role', or --baseline/--comparison)"
-        return chart
-    if not _exists(con, "op_diff_between"):
-        chart.note = "op_diff_between is not in this database"
-        return chart
-    rows = _rows(con, sql)
-    if not rows:
-        chart.note = "op_diff_between has no row for this pair"
-        return chart
-    rows.reverse()                    # largest at the top of a horizontal bar chart
-    y = [r["op_type"] for r in rows]
-    fig = go.Figure()
-    fig.add_bar(y=y, x=[r["baseline_total_ns"] / 1e6 for r in rows], name=f"baseline {baseline}",
-                orientation="h", marker_color="#72b7b2")
-    fig.add_bar(y=y, x=[r["comparison_total_ns"] / 1e6 for r in rows], name=f"comparison {comparison}",
-                orientation="h", marker_color="#f58518")
-    fig.update_layout(barmode="group", xaxis_title="total device time, ms", height=max(400, 28 * len(rows)),
-                      yaxis_automargin=True)
-    chart.figure = fig
-    return chart
-
-
-def _comm_matrix(con, run: str) -> Chart:
-    import plotly.graph_objects as go
-    sql = (f"SELECT src_rank, dst_rank, sum(transit_size_bytes) AS size_bytes, sum(transit_ns) AS transit_ns, "
-           f"round(sum(transit_size_bytes) / nullif(sum(transit_ns), 0), 4) AS bandwidth_gbps "
-           f"FROM comm_matrix WHERE run_name = {_quote(run)} GROUP BY src_rank, dst_rank ORDER BY src_rank, dst_rank")
-    chart = Chart("comm_matrix", "Communication links: bandwidth (GB/s) source rank → destination rank, all ops",
-                  "comm_matrix", sql)
-    rows = _rows(con, sql)
-    if not rows:
-        chart.note = "comm_matrix has no row for this run"
-        return chart
     srcs = sorted({r["src_rank"] for r in rows})
     dsts = sorted({r["dst_rank"] for r in rows})
     cell = {(r["src_rank"], r["dst_rank"]): r for r in rows}
@@ -163,28 +179,11 @@ def _comm_matrix(con, run: str) -> Chart:
                                colorscale="Viridis", colorbar_title="GB/s"))
     fig.update_layout(xaxis_title="destination rank (group-local)", yaxis_title="source rank (group-local)",
                       xaxis_type="category", yaxis_type="category")
-    chart.figure = fig
-    return chart
+    return fig
 
 
-def _memory(con, run: str) -> Chart:
+def _draw_memory(chart, rows, scope, con):
     import plotly.graph_objects as go
-    q = _quote(run)
-    sql = f"""WITH s AS (
-    SELECT m.rank, m.component, m.device, m.ts_ns, m.reserved_bytes,
-           min(m.ts_ns) OVER () AS t0, max(m.ts_ns) OVER () AS t1
-    FROM memory AS m JOIN run AS r USING (run_id)
-    WHERE r.run_name = {q} AND m.kind IN ('record', 'event') AND m.reserved_bytes IS NOT NULL AND m.ts_ns IS NOT NULL)
-SELECT rank, component, device, min(ts_ns - t0) AS t_ns, max(reserved_bytes) AS reserved_bytes
-FROM s
-GROUP BY rank, component, device, (ts_ns - t0) * {MEMORY_BUCKETS} // greatest(t1 - t0, 1)
-ORDER BY rank, component, device, t_ns"""
-    chart = Chart("memory", "Memory reserved over time (max per time bucket), per rank and component",
-                  "memory, memory_peak", sql)
-    rows = _rows(con, sql)
-    if not rows:
-        chart.note = "no memory samples (memory_record.csv / Kineto [memory] events) for this run"
-        return chart
     series: dict[tuple, list] = {}
     for r in rows:
         series.setdefault((r["rank"], r["component"], r["device"]), []).append(r)
@@ -192,37 +191,23 @@ ORDER BY rank, component, device, t_ns"""
     for (rank, comp, dev), pts in series.items():
         fig.add_scatter(x=[p["t_ns"] / 1e6 for p in pts], y=[p["reserved_bytes"] / 2 ** 30 for p in pts],
                         mode="lines", name=f"rank {rank} {comp} {dev or ''}".strip())
-    peaks = _rows(con, f"SELECT rank, component, device, peak_reserved_bytes FROM memory_peak "
-                       f"WHERE run_name = {q} AND peak_reserved_bytes IS NOT NULL "
-                       f"ORDER BY peak_reserved_bytes DESC LIMIT 1")
+    peaks = _rows(con, f"SELECT rank, component, device, peak_reserved_bytes, capacity_bytes FROM memory_peak "
+                       f"WHERE run_name = {scope.q} AND peak_reserved_bytes IS NOT NULL "
+                       f"ORDER BY peak_reserved_bytes DESC, rank, component LIMIT 1")
     if peaks:
         p = peaks[0]
+        capacity = ("" if p["capacity_bytes"] is None else
+                    f", {100 * p['peak_reserved_bytes'] / p['capacity_bytes']:.1f} % of the device's "
+                    f"{p['capacity_bytes'] / 2 ** 30:.2f} GiB")
         fig.add_hline(y=p["peak_reserved_bytes"] / 2 ** 30, line_dash="dot",
                       annotation_text=f"memory_peak: {p['peak_reserved_bytes'] / 2 ** 30:.2f} GiB "
-                                      f"(rank {p['rank']} {p['component']})")
+                                      f"(rank {p['rank']} {p['component']}){capacity}")
     fig.update_layout(xaxis_title="ms since the run's first memory sample", yaxis_title="reserved, GiB")
-    chart.figure = fig
-    return chart
+    return fig
 
 
-def _free_timeline(con, run: str) -> Chart:
+def _draw_free_timeline(chart, rows, scope, con):
     import plotly.graph_objects as go
-    q = _quote(run)
-    sql = f"""WITH slowest AS (
-    SELECT step FROM step_breakdown WHERE run_name = {q} AND step IS NOT NULL AND e2e_ns IS NOT NULL
-    ORDER BY e2e_ns DESC, step LIMIT 1)
-SELECT f.rank, f.step, f.start_ns - b.step_start_ns AS offset_ns, f.dur_ns, f.kernel_before, f.kernel_after
-FROM free_time AS f
-JOIN slowest USING (step)
-JOIN step_breakdown AS b ON b.run_name = f.run_name AND b.rank = f.rank AND b.step = f.step
-WHERE f.run_name = {q}
-ORDER BY f.rank, f.start_ns LIMIT {MAX_FREE_BARS}"""
-    chart = Chart("free_timeline", "Free time of the slowest step: device idle intervals per rank",
-                  "free_time, step_breakdown", sql)
-    rows = _rows(con, sql)
-    if not rows:
-        chart.note = "free_time has no interval in this run's slowest step"
-        return chart
     chart.title += f" (step {rows[0]['step']})"
     fig = go.Figure()
     fig.add_bar(y=[f"rank {r['rank']}" for r in rows], x=[r["dur_ns"] / 1e6 for r in rows],
@@ -231,8 +216,70 @@ ORDER BY f.rank, f.start_ns LIMIT {MAX_FREE_BARS}"""
                 hovertemplate="%{x:.3f} ms free at +%{base:.3f} ms<br>after %{customdata[0]}"
                               "<br>before %{customdata[1]}<extra></extra>", name="free")
     fig.update_layout(xaxis_title="ms since the rank's step start", yaxis_type="category", showlegend=False)
-    chart.figure = fig
-    return chart
+    return fig
+
+
+CHARTS: tuple[ChartSpec, ...] = (
+    ChartSpec(
+        "step_stack", "Step time per rank and step: computing / exposed communication / free", "step_breakdown",
+        lambda s: (f"SELECT rank, step, computing_ns, communication_not_overlapped_ns, free_ns, e2e_ns "
+                   f"FROM step_breakdown WHERE run_name = {s.q} AND e2e_ns IS NOT NULL "
+                   f"ORDER BY rank, step NULLS FIRST LIMIT {MAX_STEP_BARS}"),
+        _draw_step_stack, "step_breakdown has no row for this run"),
+    ChartSpec(
+        "rank_step_heatmap", "Step time (ms), rank × step", "step_breakdown",
+        lambda s: (f"SELECT rank, step, e2e_ns FROM step_breakdown WHERE run_name = {s.q} "
+                   f"AND e2e_ns IS NOT NULL AND step IS NOT NULL ORDER BY rank, step"),
+        _draw_rank_step_heatmap, "step_breakdown has no row with a step for this run"),
+    ChartSpec(
+        "op_diff", "Device time per op type: {baseline} (baseline) vs {comparison} (comparison)", "op_diff_between",
+        lambda s: (f"SELECT op_type, baseline_total_ns, comparison_total_ns, diff_total_ns, total_ratio "
+                   f"FROM op_diff_between({_quote(s.baseline or '')}, {_quote(s.comparison or '')}) "
+                   f"ORDER BY abs(diff_total_ns) DESC, op_type LIMIT {MAX_OP_BARS}"),
+        _paired_bars("op_type", "baseline_total_ns", "comparison_total_ns", "total device time, ms"),
+        "op_diff_between has no row for this pair", pair=True, requires="op_diff_between"),
+    ChartSpec(
+        "overall_comparison", "Step split: {baseline} (baseline) vs {comparison} (comparison), ms per rank",
+        "overall_comparison_between",
+        lambda s: (f"SELECT CASE WHEN count(*) OVER (PARTITION BY metric) > 1 "
+                   f"THEN metric || ' (' || coalesce(parent_metric, 'total') || ')' ELSE metric END AS label, "
+                   f"metric, parent_metric, baseline_dur_ns, comparison_dur_ns, diff_ns "
+                   f"FROM overall_comparison_between({_quote(s.baseline or '')}, {_quote(s.comparison or '')}) "
+                   f"WHERE baseline_dur_ns IS NOT NULL OR comparison_dur_ns IS NOT NULL ORDER BY sort_key"),
+        _paired_bars("label", "baseline_dur_ns", "comparison_dur_ns", "duration per rank, ms"),
+        "overall_comparison_between has no row for this pair", pair=True, requires="overall_comparison_between"),
+    ChartSpec(
+        "comm_matrix", "Communication links: bandwidth (GB/s) source rank → destination rank, all ops", "comm_matrix",
+        lambda s: (f"SELECT src_rank, dst_rank, sum(transit_size_bytes) AS size_bytes, sum(transit_ns) AS transit_ns, "
+                   f"round(sum(transit_size_bytes) / nullif(sum(transit_ns), 0), 4) AS bandwidth_gbps "
+                   f"FROM comm_matrix WHERE run_name = {s.q} GROUP BY src_rank, dst_rank "
+                   f"ORDER BY src_rank, dst_rank"),
+        _draw_comm_matrix, "comm_matrix has no row for this run"),
+    ChartSpec(
+        "memory", "Memory reserved over time (max per time bucket), per rank and component", "memory, memory_peak",
+        lambda s: f"""WITH s AS (
+    SELECT m.rank, m.component, m.device, m.ts_ns, m.reserved_bytes,
+           min(m.ts_ns) OVER () AS t0, max(m.ts_ns) OVER () AS t1
+    FROM memory AS m JOIN run AS r USING (run_id)
+    WHERE r.run_name = {s.q} AND m.kind IN ('record', 'event') AND m.reserved_bytes IS NOT NULL AND m.ts_ns IS NOT NULL)
+SELECT rank, component, device, min(ts_ns - t0) AS t_ns, max(reserved_bytes) AS reserved_bytes
+FROM s
+GROUP BY rank, component, device, (ts_ns - t0) * {MEMORY_BUCKETS} // greatest(t1 - t0, 1)
+ORDER BY rank, component, device, t_ns""",
+        _draw_memory, "no memory samples (memory_record.csv / Kineto [memory] events) for this run"),
+    ChartSpec(
+        "free_timeline", "Free time of the slowest step: device idle intervals per rank", "free_time, step_breakdown",
+        lambda s: f"""WITH slowest AS (
+    SELECT step FROM step_breakdown WHERE run_name = {s.q} AND step IS NOT NULL AND e2e_ns IS NOT NULL
+    ORDER BY e2e_ns DESC, step LIMIT 1)
+SELECT f.rank, f.step, f.start_ns - b.step_start_ns AS offset_ns, f.dur_ns, f.kernel_before, f.kernel_after
+FROM free_time AS f
+JOIN slowest USING (step)
+JOIN step_breakdown AS b ON b.run_name = f.run_name AND b.rank = f.rank AND b.step = f.step
+WHERE f.run_name = {s.q}
+ORDER BY f.rank, f.start_ns LIMIT {MAX_FREE_BARS}""",
+        _draw_free_timeline, "free_time has no interval in this run's slowest step"),
+)
 
 
 def _default_run(con, run, baseline, comparison) -> str | None:
@@ -260,9 +307,8 @@ def build(con: duckdb.DuckDBPyConnection, run: str | None = None, baseline: str 
     report = Report(chart_run, findings)
     if chart_run is None:
         return report
-    base, comp = _pair(con, baseline, comparison)
-    report.charts = [_step_stack(con, chart_run), _rank_step_heatmap(con, chart_run), _op_diff(con, base, comp),
-                     _comm_matrix(con, chart_run), _memory(con, chart_run), _free_timeline(con, chart_run)]
+    scope = Scope(chart_run, *_pair(con, baseline, comparison))
+    report.charts = [_chart(con, spec, scope) for spec in CHARTS]
     return report
 
 

@@ -2,7 +2,9 @@
 
 Each finding carries its number and the query that shows it, so a user can dig further. Nothing
 here computes a metric of its own: every number is a view's (step_breakdown, slow_rank,
-slow_link, memory_peak, check_finding, op_diff_between), aggregated at most by a sum.
+slow_link, memory_peak, check_finding, op_diff_between), aggregated at most by a sum. The memory
+peak is set against the device's capacity where the input has one (memory_peak.capacity_bytes:
+Kineto deviceProperties; Ascend output has none).
 
 Thresholds are the reference tools' own, named where they are used:
 
@@ -138,8 +140,11 @@ def run_findings(con: duckdb.DuckDBPyConnection, run: str) -> list[Finding]:
     if mem:
         allocated = ("" if mem["peak_allocated_bytes"] is None
                      else f", {_gib(mem['peak_allocated_bytes'])} allocated")
+        capacity = ("the device capacity is not in the profiler output" if mem["capacity_bytes"] is None
+                    else f"{_pct(mem['peak_reserved_bytes'], mem['capacity_bytes'])} of the device's "
+                         f"{_gib(mem['capacity_bytes'])} (capacity_ratio)")
         text = (f"memory peak: {_gib(mem['peak_reserved_bytes'])} reserved by {mem['component']} on rank "
-                f"{mem['rank']} ({mem['device']}){allocated}; the device capacity is not in the profiler output")
+                f"{mem['rank']} ({mem['device']}){allocated}; {capacity}")
         out.append(Finding(run, "memory", text, f"tracedb query memory_peak --run {run}"))
     checks = con.execute("SELECT severity, check_name, message FROM check_finding WHERE run_name = ? "
                          "ORDER BY severity = 'error' DESC, check_name", [run]).fetchall()

@@ -1,6 +1,7 @@
 -- capture_island — islands of the union of a rank's device events over the whole capture (all
 -- steps and the kernels outside every step): of its computing kernels (kind computing), its
--- communication ops (communication), both (busy), both and copies (all), and of computing
+-- communication ops (communication), both (busy), both and copies (all; NPU copies clipped to the
+-- extent of computing and communication, which they do not widen), and of computing
 -- kernels with the ops of one communication group (group, group_name set) and of computing
 -- kernels with the group's wait tasks (wait, group_name set) and of computing kernels with the
 -- ops of two groups (pair, group_name < other_group_name).
@@ -67,6 +68,16 @@ wait_plane AS (
           FROM plane_wait) AS x
     WHERE n = 1
 ),
+npu_extent AS (
+    -- NPU: the capture is the extent of computing and communication (CANN's Overlap Analysis, which
+    -- msprof-analyze's text path reads, does not see copies); copies are clipped to it
+    SELECT k.run_id, k.rank, min(k.ts_ns) AS start_ns, max(k.ts_ns + k.dur_ns) AS end_ns
+    FROM kc AS k
+    JOIN run AS r
+        ON r.run_id = k.run_id
+    WHERE r.platform = 'npu' AND NOT k.is_copy
+    GROUP BY k.run_id, k.rank
+),
 group_pair AS (
     SELECT a.run_id, a.rank, a.group_name, b.group_name AS other_group_name
     FROM groups AS a
@@ -89,6 +100,16 @@ member AS (
     UNION ALL
     SELECT 'all', run_id, rank, NULL, NULL, kernel_id, ts_ns, ts_ns + dur_ns
     FROM kc
+    WHERE NOT is_copy
+    UNION ALL
+    SELECT 'all', k.run_id, k.rank, NULL, NULL, k.kernel_id,
+           CASE WHEN x.run_id IS NOT NULL THEN greatest(k.ts_ns, x.start_ns) ELSE k.ts_ns END,
+           CASE WHEN x.run_id IS NOT NULL THEN least(k.ts_ns + k.dur_ns, x.end_ns) ELSE k.ts_ns + k.dur_ns END
+    FROM kc AS k
+    LEFT JOIN npu_extent AS x
+        ON x.run_id = k.run_id AND x.rank = k.rank
+    WHERE k.is_copy
+      AND (x.run_id IS NULL OR (k.ts_ns < x.end_ns AND k.ts_ns + k.dur_ns > x.start_ns))
     UNION ALL
     SELECT 'group', k.run_id, k.rank, g.group_name, NULL, k.kernel_id, k.ts_ns, k.ts_ns + k.dur_ns
     FROM kc AS k

@@ -3,7 +3,8 @@
 -- Grain:     one row per (run, rank, step, copy kind) with copies, plus one row per (run, rank,
 --            copy kind) with step NULL for the whole capture.
 -- Source:    kernel rows with copy_kind (Kineto gpu_memcpy / gpu_memset events, args "bytes";
---            Nsight copies; NPU SDMA / PCIe DMA tasks), size_bytes, dur_ns.
+--            Nsight copies; NPU SDMA_SQE / PCIE_DMA_SQE / MEMCPY_ASYNC tasks, args "size(B)" where
+--            newer CANN writes it), size_bytes, dur_ns.
 -- Reference: HolisticTraceAnalysis get_memory_bw_summary, per memory op type (Memcpy HtoD /
 --            DtoH / DtoD / PtoP, Memset): HTA reads each copy's Kineto "memory bandwidth (GB/s)"
 --            (= bytes / duration in ns) and describes the sum over concurrent copies at every
@@ -46,7 +47,7 @@ SELECT
     a.run_name::VARCHAR         AS run_name,        -- run name
     a.rank::INTEGER             AS rank,            -- global rank
     a.step::INTEGER             AS step,            -- step number; NULL = the whole capture
-    a.copy_kind::VARCHAR        AS copy_kind,       -- HtoD, DtoH, DtoD, PtoP, HtoH or Memset (kernel.copy_kind)
+    a.copy_kind::VARCHAR        AS copy_kind,       -- HtoD, DtoH, DtoD, PtoP, HtoH, Memset or Unknown (kernel.copy_kind)
     a.copy_count::BIGINT        AS copy_count,      -- copies (HTA count)
     a.size_bytes::BIGINT        AS size_bytes,      -- bytes moved or set; copies without a size count as unknown
     a.sized_count::BIGINT       AS sized_count,     -- copies with a known size

@@ -22,8 +22,8 @@
 --            kernel starting at or before the previous end leaves no row (HTA adds such
 --            negative or zero "gaps" to its sums); AMD kernels on stream 0 and NPU streams are
 --            treated like any stream. NPU: the same rule from kernel.launch_* (CANN launch
---            call); msprof-analyze free_analysis instead looks at device-wide free time
---            (free_time), not per stream.
+--            call); msprof-analyze's free_analysis rules (device-wide free intervals, reason
+--            from the framework op → launch wait on both sides) are the free_analysis view.
 -- Units:     *_ns integer nanoseconds (start_ns, end_ns, launch_ts_ns since the epoch).
 -- Parameters: kernel_wait_threshold_ns — gaps shorter than this (and not host waits) are
 --            kernel_wait; HTA's default is 30 µs = 30000 (idle_interval uses it).

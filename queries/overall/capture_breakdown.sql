@@ -10,8 +10,12 @@
 --            Free = E2E − Computing − Uncovered Communication (msprof-analyze also subtracts Lccl,
 --            which tracedb counts in Computing). GPU: exact ns unions, where msprof-analyze counts
 --            1 µs ticks (a tick t counts if floor(start) < t <= floor(end)), so its GPU numbers
---            differ by up to about 1 µs per interval. copy_ns = |U(copies) \ U(computing ∪
---            comm)| is msprof-analyze's SDMA part of Free Time, free_excl_copy_ns the rest.
+--            differ by up to about 1 µs per interval. NPU: copies (SDMA / PCIE_DMA / MEMCPY_ASYNC
+--            tasks) are clipped to the extent of computing and communication, as the Overlap
+--            Analysis does not see them (an input copy before the first kernel does not lengthen
+--            E2E). copy_ns = |U(copies) \ U(computing ∪ comm)| inside E2E, free_excl_copy_ns the
+--            rest (overall_summary's SDMA row is msprof-analyze's sum over the compute streams
+--            instead).
 -- Units:     *_ns integer nanoseconds; *_count kernels, ops and copies; *_ratio 0–1 of e2e_ns.
 CREATE OR REPLACE VIEW capture_breakdown AS
 WITH sums AS (
@@ -51,7 +55,7 @@ SELECT
     s.end_ns::BIGINT                                                 AS capture_end_ns,                -- last device event end, ns since the epoch
     c.kernel_count::BIGINT                                           AS kernel_count,                  -- computing kernels
     c.communication_op_count::BIGINT                                 AS communication_op_count,        -- communication ops
-    c.copy_count::BIGINT                                             AS copy_count,                    -- copies
+    c.copy_count::BIGINT                                             AS copy_count,                    -- copies (all of the rank's, also NPU copies outside E2E)
     CASE WHEN s.end_ns > s.start_ns
          THEN (s.busy_ns - s.computing_ns)::DOUBLE / (s.end_ns - s.start_ns) END::DOUBLE
                                                                      AS uncovered_communication_ratio, -- uncovered_communication_ns / e2e_ns

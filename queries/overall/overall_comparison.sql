@@ -5,7 +5,7 @@
 -- Source:    overall_comparison_between(baseline, comparison) over overall_summary.
 -- Reference: msprof-analyze compare OverallMetrics (diff = comparison − baseline, ratio =
 --            comparison / baseline, Duration Ratio = duration / E2E); per rank averaged.
--- Units:     *_ns integer nanoseconds; *_count kernels; *_bytes bytes; *_ratio plain ratios.
+-- Units:     *_ns integer nanoseconds; *_count kernels; *_bytes bytes; *_gbps GB/s; *_ratio plain ratios.
 CREATE OR REPLACE VIEW overall_comparison AS
 SELECT
     baseline_run,
@@ -22,6 +22,8 @@ SELECT
     diff_ratio,
     baseline_size_bytes,
     comparison_size_bytes,
+    baseline_bandwidth_gbps,
+    comparison_bandwidth_gbps,
     sort_key
 FROM overall_comparison_between(
     (SELECT min(run_name) FROM run WHERE role = 'baseline'),

@@ -11,58 +11,73 @@
 --            several ranks are averaged per rank (Σ over ranks / number of ranks of the run with a
 --            device event; a metric a rank lacks counts as 0), as the framework-op comparison does.
 -- Units:     *_ns integer nanoseconds (rank averages rounded to the ns); *_count kernels (rank
---            average, rounded); *_bytes bytes; *_ratio plain ratios (*_e2e_ratio 0–1).
+--            average, rounded); *_bytes bytes; *_gbps GB/s (bandwidth rows: mean of the ranks
+--            that have the row); *_ratio plain ratios (*_e2e_ratio 0–1).
 -- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
+-- Method:    overall_summary is read once and both sides are taken from it by conditional
+--            aggregation (no self-join): Spark inlines every use of a view or CTE, and the
+--            join of two sides read separately did not finish there.
 CREATE OR REPLACE MACRO overall_comparison_between(baseline_run, comparison_run) AS TABLE
-WITH ranks AS (
-    SELECT run_name, count(DISTINCT rank) AS rank_count
-    FROM overall_summary
-    WHERE metric = 'E2E Time' AND run_name IN (baseline_run, comparison_run)
-    GROUP BY run_name
+WITH runs AS (
+    SELECT baseline_run AS baseline_name, comparison_run AS comparison_name
 ),
-side AS (
+per_metric AS (
     SELECT
         s.run_name, s.metric, s.parent_metric, min(s.sort_key) AS sort_key,
-        sum(s.dur_ns)::DOUBLE / max(n.rank_count) AS dur_ns,
-        sum(s.kernel_count)::DOUBLE / max(n.rank_count) AS kernel_count,
-        sum(s.size_bytes)::DOUBLE / max(n.rank_count) AS size_bytes
+        sum(s.dur_ns) AS dur_ns, sum(s.kernel_count) AS kernel_count, sum(s.size_bytes) AS size_bytes,
+        avg(s.bandwidth_gbps) AS bandwidth_gbps,
+        count(DISTINCT CASE WHEN s.metric = 'E2E Time' THEN s.rank END) AS e2e_rank_count
     FROM overall_summary AS s
-    JOIN ranks AS n
-        ON n.run_name = s.run_name
+    CROSS JOIN runs AS r
+    WHERE s.run_name IN (r.baseline_name, r.comparison_name)
     GROUP BY s.run_name, s.metric, s.parent_metric
 ),
-b AS (SELECT * FROM side WHERE run_name = baseline_run),
-c AS (SELECT * FROM side WHERE run_name = comparison_run),
-e2e AS (
+side AS (
+    -- per-rank averages; a run without an E2E Time row (no device event) has no side
     SELECT
-        max(CASE WHEN run_name = baseline_run THEN dur_ns END) AS baseline_e2e_ns,
-        max(CASE WHEN run_name = comparison_run THEN dur_ns END) AS comparison_e2e_ns
-    FROM side
-    WHERE metric = 'E2E Time'
+        run_name, metric, parent_metric, sort_key,
+        dur_ns::DOUBLE / rank_count AS dur_ns,
+        kernel_count::DOUBLE / rank_count AS kernel_count,
+        size_bytes::DOUBLE / rank_count AS size_bytes,
+        bandwidth_gbps
+    FROM (SELECT *, max(e2e_rank_count) OVER (PARTITION BY run_name) AS rank_count FROM per_metric) AS m
+    WHERE rank_count > 0
 ),
 joined AS (
     SELECT
-        coalesce(b.metric, c.metric) AS metric,
-        coalesce(b.parent_metric, c.parent_metric) AS parent_metric,
-        coalesce(b.sort_key, c.sort_key) AS sort_key,
-        b.dur_ns AS baseline_dur_ns, b.kernel_count AS baseline_kernel_count, b.size_bytes AS baseline_size_bytes,
-        c.dur_ns AS comparison_dur_ns, c.kernel_count AS comparison_kernel_count,
-        c.size_bytes AS comparison_size_bytes
-    FROM b
-    FULL OUTER JOIN c
-        ON c.metric = b.metric AND c.parent_metric IS NOT DISTINCT FROM b.parent_metric
+        s.metric, s.parent_metric,
+        coalesce(min(CASE WHEN s.run_name = r.baseline_name THEN s.sort_key END),
+                 min(CASE WHEN s.run_name = r.comparison_name THEN s.sort_key END)) AS sort_key,
+        max(CASE WHEN s.run_name = r.baseline_name THEN s.dur_ns END) AS baseline_dur_ns,
+        max(CASE WHEN s.run_name = r.baseline_name THEN s.kernel_count END) AS baseline_kernel_count,
+        max(CASE WHEN s.run_name = r.baseline_name THEN s.size_bytes END) AS baseline_size_bytes,
+        max(CASE WHEN s.run_name = r.comparison_name THEN s.dur_ns END) AS comparison_dur_ns,
+        max(CASE WHEN s.run_name = r.comparison_name THEN s.kernel_count END) AS comparison_kernel_count,
+        max(CASE WHEN s.run_name = r.comparison_name THEN s.size_bytes END) AS comparison_size_bytes,
+        max(CASE WHEN s.run_name = r.baseline_name THEN s.bandwidth_gbps END) AS baseline_bandwidth_gbps,
+        max(CASE WHEN s.run_name = r.comparison_name THEN s.bandwidth_gbps END) AS comparison_bandwidth_gbps
+    FROM side AS s
+    CROSS JOIN runs AS r
+    GROUP BY s.metric, s.parent_metric
+),
+with_e2e AS (
+    SELECT
+        *,
+        max(CASE WHEN metric = 'E2E Time' THEN baseline_dur_ns END) OVER () AS baseline_e2e_ns,
+        max(CASE WHEN metric = 'E2E Time' THEN comparison_dur_ns END) OVER () AS comparison_e2e_ns
+    FROM joined
 )
 SELECT
-    baseline_run::VARCHAR                                          AS baseline_run,              -- baseline run name
-    comparison_run::VARCHAR                                        AS comparison_run,            -- comparison run name
+    r.baseline_name::VARCHAR                                       AS baseline_run,              -- baseline run name
+    r.comparison_name::VARCHAR                                     AS comparison_run,            -- comparison run name
     j.metric::VARCHAR                                              AS metric,                    -- OverallMetrics row (overall_summary.metric)
     j.parent_metric::VARCHAR                                       AS parent_metric,             -- row it is indented under; NULL for a top row
     round(j.baseline_dur_ns)::BIGINT                               AS baseline_dur_ns,           -- baseline duration, ns (rank average); NULL when the run lacks the row
     round(j.baseline_kernel_count)::BIGINT                         AS baseline_kernel_count,     -- baseline kernel count (rank average); NULL where msprof-analyze prints "/"
-    (j.baseline_dur_ns / e.baseline_e2e_ns)::DOUBLE                AS baseline_e2e_ratio,     -- baseline duration / baseline E2E (Duration Ratio)
+    (j.baseline_dur_ns / j.baseline_e2e_ns)::DOUBLE                AS baseline_e2e_ratio,     -- baseline duration / baseline E2E (Duration Ratio)
     round(j.comparison_dur_ns)::BIGINT                             AS comparison_dur_ns,         -- comparison duration, ns (rank average)
     round(j.comparison_kernel_count)::BIGINT                       AS comparison_kernel_count,   -- comparison kernel count (rank average)
-    (j.comparison_dur_ns / e.comparison_e2e_ns)::DOUBLE            AS comparison_e2e_ratio,   -- comparison duration / comparison E2E
+    (j.comparison_dur_ns / j.comparison_e2e_ns)::DOUBLE            AS comparison_e2e_ratio,   -- comparison duration / comparison E2E
     (round(coalesce(j.comparison_dur_ns, 0)) - round(coalesce(j.baseline_dur_ns, 0)))::BIGINT
                                                                    AS diff_ns,                   -- Diff Duration: comparison − baseline, ns
     CASE WHEN coalesce(j.baseline_dur_ns, 0) = 0 AND coalesce(j.comparison_dur_ns, 0) = 0 THEN 1.0
@@ -71,7 +86,9 @@ SELECT
                                                                    AS diff_ratio,                -- Diff Ratio: comparison / baseline (1.0 = same; NULL when only the baseline is 0)
     round(j.baseline_size_bytes)::BIGINT                           AS baseline_size_bytes,       -- Mem Usage of the baseline, bytes (rank average); NULL for other rows
     round(j.comparison_size_bytes)::BIGINT                         AS comparison_size_bytes,     -- Mem Usage of the comparison, bytes (rank average)
+    j.baseline_bandwidth_gbps::DOUBLE                              AS baseline_bandwidth_gbps,   -- RDMA / SDMA Bandwidth of the baseline, GB/s (mean of its ranks that have the row); NULL for other rows
+    j.comparison_bandwidth_gbps::DOUBLE                            AS comparison_bandwidth_gbps, -- RDMA / SDMA Bandwidth of the comparison, GB/s (mean of its ranks that have the row)
     j.sort_key::VARCHAR                                            AS sort_key                   -- msprof-analyze's row order
-FROM joined AS j
-CROSS JOIN e2e AS e
+FROM with_e2e AS j
+CROSS JOIN runs AS r
 ORDER BY j.sort_key;

@@ -1,12 +1,13 @@
 -- overall_summary — msprof-analyze compare's OverallMetrics rows for each rank: Computing Time split
 -- into kernel categories, Uncovered Communication per group with Wait / Transmit, Free Time with
--- its copy (SDMA) part, E2E Time and Mem Usage.
+-- its copy (SDMA) part, E2E Time, Mem Usage and the RDMA / SDMA bandwidth of communication.json.
 -- Grain:     one row per (run, rank, metric, parent_metric) that is non-zero (as msprof-analyze drops
 --            rows whose durations are ~0); Computing Time, Uncovered Communication Time, Free Time
 --            and E2E Time always.
 -- Source:    tracedb_internal.capture_island (whole-capture unions, Notify_Wait of link) and
---            tracedb_internal.kernel_class (kernel categories from kernel_class_rule); memory
---            (memory_record.csv Total Reserved, Kineto [memory] events).
+--            tracedb_internal.kernel_class (kernel categories from kernel_class_rule); kernel (copies,
+--            streams); memory (memory_record.csv Total Reserved, Kineto [memory] events);
+--            profiler_comm_bandwidth (communication.json).
 -- Reference: msprof-analyze compare OverallMetrics sheet (analyses.md §2.4; overall_metrics_bean,
 --            base_profiling_parser): category rows are sums of kernel durations with kernel counts
 --            (Flash Attention / Conv split by direction, FA / Conv / Matmul into (Cube) and (Vector)
@@ -16,11 +17,20 @@
 --            outside computing (capture_island), Transmit = Uncovered − Wait; Uncovered Communication
 --            Overlapped (per pair of groups, and their sum) = time two groups are exposed at once.
 --            Free Time = E2E −
---            Computing − Uncovered; its SDMA row = copies outside computing and communication, Free
---            = the rest. Mem Usage: max Total Reserved (size_bytes). The group label is
---            "Group <g> Communication" (trace thread name).
--- Units:     *_ns integer nanoseconds; *_count kernels; size_bytes bytes; ratio_of_e2e = dur_ns /
---            E2E of the rank (0–1).
+--            Computing − Uncovered; its SDMA row is msprof-analyze's (npu_profiling_parser
+--            __add_sdma_time, gpu_profiling_parser): Σ dur and count of the copies on the compute
+--            streams (kernel.copy_kind; NPU: SDMA_SQE / PCIE_DMA_SQE / MEMCPY_ASYNC tasks on every
+--            stream with a computing kernel that is not an *_SQE task; GPU: HtoD / DtoH / DtoD copies
+--            on the stream with the most computing kernels), Free = Free Time − SDMA (as msprof-analyze,
+--            negative when copies overlap computing on another stream; capture_breakdown.copy_ns is
+--            the exact union instead). msprof-analyze's text path reads the stream from args "Stream
+--            Id", which newer CANN writes as "Physic Stream Id": there it prints SDMA 0.
+--            Mem Usage: max Total Reserved (size_bytes). RDMA / SDMA Bandwidth (bandwidth_gbps, no
+--            duration): communication.json collective "Total Op Info" Transit Size / Transit Time of
+--            the last step (msprof-analyze _update_bandwidth keeps the last step), rows only where the
+--            transport moved data. The group label is "Group <g> Communication" (trace thread name).
+-- Units:     *_ns integer nanoseconds; *_count kernels; size_bytes bytes; bandwidth_gbps GB/s (10^9
+--            bytes/s); ratio_of_e2e = dur_ns / E2E of the rank (0–1).
 CREATE OR REPLACE VIEW overall_summary AS
 WITH island AS (
     -- read once: cap, grp and pair use it
@@ -109,6 +119,49 @@ sub_row AS (
     ) AS x
     GROUP BY run_id, rank, metric, parent_metric, position
 ),
+stream_use AS (
+    -- per stream: computing kernels (msprof-analyze's compute task types: not an *_SQE scheduler
+    -- task) and the copies its SDMA row counts (NPU: every copy task; GPU: HtoD / DtoH / DtoD)
+    SELECT
+        k.run_id, k.rank, k.stream_id, r.platform, min(k.ts_ns) AS first_ns,
+        sum(CASE WHEN k.copy_kind IS NULL AND NOT k.is_communication
+                      AND (k.task_type IS NULL OR k.task_type NOT LIKE '%SQE') THEN 1 ELSE 0 END) AS compute_n,
+        sum(CASE WHEN k.copy_kind IS NOT NULL AND (r.platform = 'npu' OR k.copy_kind IN ('HtoD', 'DtoH', 'DtoD'))
+                 THEN 1 ELSE 0 END) AS copy_n,
+        sum(CASE WHEN k.copy_kind IS NOT NULL AND (r.platform = 'npu' OR k.copy_kind IN ('HtoD', 'DtoH', 'DtoD'))
+                 THEN k.dur_ns ELSE 0 END) AS copy_ns
+    FROM kernel AS k
+    JOIN run AS r
+        ON r.run_id = k.run_id
+    WHERE k.stream_id IS NOT NULL
+    GROUP BY k.run_id, k.rank, k.stream_id, r.platform
+),
+sdma AS (
+    -- msprof-analyze's SDMA row (npu_profiling_parser.__add_sdma_time, gpu_profiling_parser):
+    -- Σ dur of the copies on the compute streams (NPU: every stream with a computing kernel; GPU:
+    -- the stream with the most computing kernels)
+    SELECT run_id, rank, sum(copy_n) AS copy_count, sum(copy_ns) AS copy_ns
+    FROM (SELECT *, row_number() OVER (PARTITION BY run_id, rank ORDER BY compute_n DESC, first_ns, stream_id) AS n
+          FROM stream_use
+          WHERE compute_n > 0) AS x
+    WHERE platform = 'npu' OR n = 1
+    GROUP BY run_id, rank
+),
+bandwidth AS (
+    -- communication.json "Total Op Info" of collective communication, its last step (msprof-analyze
+    -- _update_bandwidth keeps the last step's numbers): Transit Size / Transit Time per transport
+    SELECT b.run_id, b.rank, b.transport_type,
+           sum(b.transit_size_bytes) AS transit_size_bytes, sum(b.transit_ns) AS transit_ns
+    FROM profiler_comm_bandwidth AS b
+    JOIN (SELECT run_id, rank, max(coalesce(step, -1)) AS step
+          FROM profiler_comm_bandwidth
+          WHERE is_total AND comm_kind = 'collective'
+          GROUP BY run_id, rank) AS l
+        ON l.run_id = b.run_id AND l.rank = b.rank AND l.step = coalesce(b.step, -1)
+    WHERE b.is_total AND b.comm_kind = 'collective' AND b.transport_type IN ('RDMA', 'SDMA')
+    GROUP BY b.run_id, b.rank, b.transport_type
+    HAVING sum(b.transit_ns) > 0
+),
 mem AS (
     SELECT run_id, rank, max(reserved_bytes) AS size_bytes
     FROM memory
@@ -163,17 +216,35 @@ metric_row AS (
     SELECT run_id, rank, 'Free Time', NULL, e2e_ns - busy_ns, NULL, NULL, '3'
     FROM cap
     UNION ALL
-    SELECT run_id, rank, 'SDMA', 'Free Time', all_ns - busy_ns, NULL, NULL, '3.1'
-    FROM cap
+    SELECT c.run_id, c.rank, 'SDMA', 'Free Time', coalesce(d.copy_ns, 0), coalesce(d.copy_count, 0), NULL, '3.1'
+    FROM cap AS c
+    LEFT JOIN sdma AS d
+        ON d.run_id = c.run_id AND d.rank = c.rank
     UNION ALL
-    SELECT run_id, rank, 'Free', 'Free Time', e2e_ns - all_ns, NULL, NULL, '3.2'
-    FROM cap
+    SELECT c.run_id, c.rank, 'Free', 'Free Time', c.e2e_ns - c.busy_ns - coalesce(d.copy_ns, 0), NULL, NULL, '3.2'
+    FROM cap AS c
+    LEFT JOIN sdma AS d
+        ON d.run_id = c.run_id AND d.rank = c.rank
     UNION ALL
     SELECT run_id, rank, 'E2E Time', NULL, e2e_ns, NULL, NULL, '4'
     FROM cap
     UNION ALL
     SELECT run_id, rank, 'Mem Usage', NULL, NULL, NULL, size_bytes, '5'
     FROM mem
+),
+bandwidth_row AS (
+    SELECT run_id, rank, transport_type || ' Bandwidth' AS metric,
+           CASE transport_type WHEN 'RDMA' THEN '6' ELSE '7' END AS sort_key,
+           transit_size_bytes::DOUBLE / transit_ns AS bandwidth_gbps
+    FROM bandwidth
+),
+all_row AS (
+    SELECT m.run_id, m.rank, m.metric, m.parent_metric, m.dur_ns, m.kernel_count, m.size_bytes,
+           CAST(NULL AS DOUBLE) AS bandwidth_gbps, m.sort_key
+    FROM metric_row AS m
+    UNION ALL
+    SELECT run_id, rank, metric, NULL, NULL, NULL, NULL, bandwidth_gbps, sort_key
+    FROM bandwidth_row
 )
 SELECT
     r.run_name::VARCHAR                              AS run_name,       -- run name
@@ -185,8 +256,9 @@ SELECT
     CASE WHEN c.e2e_ns > 0 THEN m.dur_ns::DOUBLE / c.e2e_ns END::DOUBLE
                                                      AS ratio_of_e2e,   -- dur_ns / E2E Time of the rank (msprof-analyze "Duration Ratio")
     m.size_bytes::BIGINT                             AS size_bytes,     -- Mem Usage: max Total Reserved, bytes; NULL for other rows
+    m.bandwidth_gbps::DOUBLE                         AS bandwidth_gbps, -- RDMA / SDMA Bandwidth: Transit Size / Transit Time of communication.json's last step, GB/s (= MB/ms); NULL for other rows
     m.sort_key::VARCHAR                              AS sort_key        -- sorts the rows in msprof-analyze's order (hierarchy)
-FROM metric_row AS m
+FROM all_row AS m
 JOIN cap AS c
     ON c.run_id = m.run_id AND c.rank = m.rank
 JOIN run AS r

@@ -167,13 +167,25 @@ def test_msprof_quirk_npu_copy_tasks_count_as_op_device_time(pairs_db):
     # msprof-analyze attaches every Ascend Hardware task at the end of an async_npu flow, including
     # the MEMCPY_ASYNC PCIE_DMA_SQE host-to-device copies that kernel_details.csv leaves out:
     # OperatorCompareStatistic aten::to base = 0.844977 ms, of which its OperatorCompare kernel
-    # details show MEMCPY_ASYNC 840.07675 µs and 2.30003125 µs. tracedb's NPU kernel rows are
-    # kernel_details.csv rows, so op_diff has the two Cast kernels only.
+    # details show MEMCPY_ASYNC 840.07675 µs and 2.30003125 µs. Its DB path (COMPUTE_TASK_INFO) and
+    # GPU path count kernels only, and so does tracedb everywhere: the copies are kernel rows
+    # (copy_kind set, derive/031) launched by the op (kernel.op_id), but op device time counts
+    # kernels, so op_diff has the two Cast kernels only.
     db = compared(pairs_db, "r0", "r1")
     (bt,), = rows(db, "SELECT baseline_total_ns FROM op_diff WHERE op_name = 'aten::to'")
     assert close(bt, 1.3200625 + 1.28003125)
     assert close(bt + 840076.75 + 2300.03125, 844.977)
     assert not close(bt, 844.977)
+    # the two copies msprof-analyze adds: copy rows launched inside the calls of aten::to
+    copies = rows(db, """
+        SELECT k.dur_ns FROM kernel AS k
+        JOIN run AS r ON r.run_id = k.run_id AND r.run_name = 'r0'
+        JOIN op AS o ON o.run_id = k.run_id AND o.rank = k.rank AND o.op_id = k.op_id
+        WHERE k.copy_kind IS NOT NULL AND EXISTS (
+            SELECT 1 FROM op AS t WHERE t.run_id = o.run_id AND t.rank = o.rank AND t.name = 'aten::to'
+              AND t.tid = o.tid AND o.ts_ns >= t.ts_ns AND o.ts_ns < t.ts_ns + t.dur_ns)
+        ORDER BY 1""")
+    assert copies == [(2300,), (840077,)]
 
 
 def test_api_diff_equals_msprof_api_compare(pairs_db):

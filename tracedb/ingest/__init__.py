@@ -23,6 +23,7 @@ from ..schema import apply_schema
 from . import derive, staging
 from .catalog import ROLES, Catalog, rank_origin
 from .detect import RankInput, detect
+from .metadata import write_kineto_devices
 from .readers import READERS, SplitReadFailed
 from .readers.hccl_trace import same_execution
 from .sources.errors import translate_read_error
@@ -170,7 +171,7 @@ class _Command:
                 continue
             f = SourceFile(claim.file_id, run_id, unit.rank, fmt, path, framework=unit.framework, op_tag=op_tag,
                            split=self.split, bar=self.bar, step_range_pattern=self.step_range_pattern,
-                           assign_rank=lambda meta: self.catalog.kineto_rank(run_id, unit, meta))
+                           assign_rank=lambda meta, fid=claim.file_id: self.kineto_meta(run_id, unit, fid, meta))
             n = self.read(f)
             if unit.rank is None or fmt == "kineto":
                 unit.rank = f.rank
@@ -190,6 +191,13 @@ class _Command:
             self.say(f"run {run_name}: rank {unit.rank} ({rank_origin(unit)}): {unit.source}")
             self.catalog.upsert_rank(run_id, unit)
         return new
+
+    def kineto_meta(self, run_id: int, unit: RankInput, file_id: int, meta: dict) -> int:
+        """A Kineto trace's top-level keys, once its reader has them: the rank (catalog) and
+        the trace's own ``device`` rows (deviceProperties); returns the rank."""
+        rank = self.catalog.kineto_rank(run_id, unit, meta)
+        write_kineto_devices(self.con, file_id, run_id, rank, meta)
+        return rank
 
     def derive(self, run_id: int, unit: RankInput) -> None:
         """The derive step of a rank; a failure (values the files allow but SQL cannot combine)

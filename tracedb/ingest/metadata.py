@@ -84,3 +84,30 @@ def fill_kineto_rank(unit, meta: dict) -> None:
         size = small_int(info.get("world_size"))
         if size is not None and size > 0:
             unit.world_size = size
+
+
+def kineto_devices(meta: dict) -> list[tuple[int, str, str | None, int | None]]:
+    """The devices of a Kineto trace's ``deviceProperties`` (a list of objects with id, name,
+    totalGlobalMem): (device_id, 'CUDA:<id>', name, capacity in bytes). Entries without an
+    integer id are left out; a capacity that is not a non-negative integer is NULL."""
+    props = meta.get("deviceProperties")
+    out = []
+    for p in props if isinstance(props, list) else []:
+        if not isinstance(p, dict):
+            continue
+        dev = small_int(p.get("id"))
+        if dev is None or dev < 0:
+            continue
+        mem = p.get("totalGlobalMem")
+        mem = mem if isinstance(mem, int) and not isinstance(mem, bool) and 0 <= mem < 2 ** 63 else None
+        out.append((dev, f"CUDA:{dev}", _text(p.get("name")), mem))
+    return out
+
+
+def write_kineto_devices(con, file_id: int, run_id: int, rank: int, meta: dict) -> int:
+    """Insert the ``device`` rows of one Kineto trace (its own file's rows); returns how many."""
+    rows = kineto_devices(meta)
+    if rows:
+        con.executemany("INSERT INTO device VALUES (?, ?, ?, ?, ?, ?, ?, 'kineto_device_properties')",
+                        [[run_id, rank, file_id, *r] for r in rows])
+    return len(rows)

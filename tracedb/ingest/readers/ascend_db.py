@@ -3,6 +3,7 @@
 ``ascend_pytorch_profiler_{rank}.db`` (format ``ascend_db``):
 
 * TASK ⋈ COMPUTE_TASK_INFO → ``kernel`` (compute kernels, the rows kernel_details.csv has);
+* TASK rows of type MEMCPY_ASYNC / SDMA_SQE / PCIE_DMA_SQE → ``kernel`` copy rows (copy_kind Unknown);
   COMMUNICATION_OP → ``kernel`` (one communication row per HCCL op, as kernel_details.csv);
   COMMUNICATION_TASK_INFO ⋈ TASK → ``link`` (the HCCL Plane tasks of trace_view.json);
 * PYTORCH_API rows of type ``op`` → ``op`` (the framework-op tree: parent/depth per thread);
@@ -267,7 +268,8 @@ WITH compute AS (
            CAST(t.streamId AS VARCHAR) AS stream_id, t.connectionId AS conn, false AS is_communication,
            ns.value AS name, ot.value AS op_type, core.value AS accelerator_core, tt.value AS task_type,
            NULL::VARCHAR AS group_name, replace(ish.value, '"', '') AS input_shapes, idt.value AS input_dtypes,
-           replace(osh.value, '"', '') AS output_shapes, c.blockDim AS block_dim
+           replace(osh.value, '"', '') AS output_shapes, c.blockDim AS block_dim,
+           NULL::VARCHAR AS copy_kind
     FROM _adb_TASK AS t
     JOIN _adb_COMPUTE_TASK_INFO AS c ON c.globalTaskId = t.globalTaskId
     LEFT JOIN _adb_STRING_IDS AS ns ON ns.id = c.name
@@ -280,16 +282,29 @@ WITH compute AS (
 ),
 comm AS (
     SELECT o.startNs, o.endNs - o.startNs, (SELECT min(deviceId) FROM _adb_TASK), NULL, o.connectionId, true,
-           ns.value, ot.value, 'HCCL', NULL, g.value, NULL, NULL, NULL, NULL
+           ns.value, ot.value, 'HCCL', NULL, g.value, NULL, NULL, NULL, NULL, NULL
     FROM _adb_COMMUNICATION_OP AS o
     LEFT JOIN _adb_STRING_IDS AS ns ON ns.id = o.opName
     LEFT JOIN _adb_STRING_IDS AS ot ON ot.id = o.opType
     LEFT JOIN _adb_STRING_IDS AS g ON g.id = o.groupName
 ),
+copy AS (
+    -- copy tasks (TASK type MEMCPY_ASYNC; SDMA_SQE / PCIE_DMA_SQE in other CANN versions), which
+    -- COMPUTE_TASK_INFO does not list: kernel rows with copy_kind Unknown (the TASK table gives
+    -- no direction nor size), as derive/031 for trace_view.json
+    SELECT t.startNs, t.endNs - t.startNs, t.deviceId, CAST(t.streamId AS VARCHAR), t.connectionId, false,
+           tt.value, tt.value, tt.value, tt.value, NULL, NULL, NULL, NULL, NULL, 'Unknown'
+    FROM _adb_TASK AS t
+    JOIN _adb_STRING_IDS AS tt ON tt.id = t.taskType
+    WHERE tt.value IN ('MEMCPY_ASYNC', 'SDMA_SQE', 'PCIE_DMA_SQE') AND t.startNs IS NOT NULL AND t.endNs IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM _adb_COMPUTE_TASK_INFO AS c WHERE c.globalTaskId = t.globalTaskId)
+),
 k AS (
     SELECT * FROM compute WHERE ts_ns IS NOT NULL AND dur_ns IS NOT NULL
     UNION ALL
     SELECT * FROM comm
+    UNION ALL
+    SELECT * FROM copy
 ),
 launch AS (
     SELECT a.connectionId AS conn, s.value AS launch_name, CAST(a.globalTid % 4294967296 AS VARCHAR) AS launch_tid,
@@ -315,7 +330,9 @@ ASOF LEFT JOIN _adb_steps AS wk ON j.ts_ns >= wk.start_ns;
 -- after it on its thread that start before it ends)
 CREATE OR REPLACE TEMP TABLE _adb_op_counts AS
 WITH own AS (
-    SELECT op_id, count(*) AS n, sum(dur_ns) AS ns FROM _adb_kernel WHERE op_id IS NOT NULL GROUP BY op_id
+    SELECT op_id, count(*) AS n, sum(dur_ns) AS ns FROM _adb_kernel
+    WHERE op_id IS NOT NULL AND copy_kind IS NULL   -- kernels, not copies (msprof-analyze's DB path: COMPUTE_TASK_INFO)
+    GROUP BY op_id
 ),
 cum AS (
     SELECT o.op_id, o.gtid AS tid, o.ts_ns, o.ts_ns + o.dur_ns AS end_ns, coalesce(w.n, 0) AS n,
@@ -357,7 +374,7 @@ INSERT INTO kernel BY NAME
 SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, kernel_id, step, name, op_type, accelerator_core,
        task_type, device_id, stream_id, ts_ns, dur_ns, NULL::BIGINT AS wait_ns, is_communication, group_name,
        input_shapes, input_dtypes, output_shapes, block_dim, op_id, launch_name, launch_tid, launch_ts_ns,
-       launch_dur_ns, 'ascend_db' AS source
+       launch_dur_ns, copy_kind, 'ascend_db' AS source
 FROM _adb_kernel
 ORDER BY kernel_id;
 

@@ -1,0 +1,52 @@
+-- NPU copies of trace_view.json → kernel (with or without kernel_details.csv, which lists no
+-- copies): the Ascend Hardware tasks whose "Task Type" is SDMA_SQE or PCIE_DMA_SQE (the
+-- MEMCPY_ASYNC tasks msprof-analyze counts as SDMA, trace_event_bean._SDMA_TASK_TYPES), and the
+-- MEMCPY_ASYNC tasks of older CANN, which label every task "Other". HCCL's own SDMA tasks
+-- (Task Type SDMA, Memcpy, ... inside an HCCL op) are not copies: they are part of the op.
+-- copy_kind from args "operation" (newest CANN: host to device → HtoD, device to host → DtoH,
+-- device to device → DtoD, host to host → HtoH, peer → PtoP), else Unknown (the trace does not
+-- say); size_bytes = args "size(B)" (newest CANN), else NULL. accelerator_core and task_type =
+-- "Task Type", op_type = the task name, stream = tid, never communication. kernel_id: after
+-- every other kernel of the rank (kernel_details.csv lines or trace tasks), by start, name,
+-- stream. Step: the last step whose host window started at or before the task.
+-- when: SELECT count(*) > 0 FROM source_file WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND format = 'trace_view'
+INSERT INTO kernel BY NAME
+WITH copy AS (
+    SELECT file_id, name, ts_ns, dur_ns, tid, a[1] AS task_type, TRY_CAST(a[2] AS BIGINT) AS size_bytes,
+           regexp_replace(lower(a[3]), '[^a-z0-9]', '', 'g') AS op
+    FROM (SELECT file_id, name, ts_ns, dur_ns, tid,
+                 json_extract_string(args, ['$."Task Type"', '$."size(B)"', '$.operation']) AS a
+          FROM event
+          WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+            AND file_id IN (FROM rank_files(getvariable('run_id'), getvariable('rank'), ['trace_view']))
+            AND process_name = 'Ascend Hardware' AND ph = 'X' AND ts_ns IS NOT NULL AND dur_ns IS NOT NULL
+            -- a cheap text test first: the JSON is parsed for the few candidate tasks only
+            AND (name = 'MEMCPY_ASYNC' OR args LIKE '%DMA\_SQE%' ESCAPE '\'))
+    WHERE a[1] IN ('SDMA_SQE', 'PCIE_DMA_SQE') OR (name = 'MEMCPY_ASYNC' AND coalesce(a[1], 'Other') = 'Other')
+),
+listed AS (
+    -- kernel_details.csv rows named like a copy task (the semi join builds on the few copy names,
+    -- not on the rank's kernels)
+    SELECT name, ts_ns FROM kernel
+    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND source = 'kernel_details'
+      AND name IN (SELECT name FROM copy)
+),
+step_start AS (FROM host_step_starts(getvariable('run_id'), getvariable('rank')))
+SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, c.file_id,
+       (SELECT coalesce(max(kernel_id), 0) FROM kernel WHERE run_id = getvariable('run_id') AND rank = getvariable('rank'))
+           + row_number() OVER (ORDER BY c.ts_ns, c.name, c.tid) AS kernel_id,
+       w.step, c.name, c.name AS op_type, c.task_type AS accelerator_core, c.task_type,
+       npu_device_of(getvariable('run_id'), getvariable('rank')) AS device_id, c.tid AS stream_id,
+       c.ts_ns, c.dur_ns, false AS is_communication,
+       CASE WHEN regexp_full_match(c.op, '(h|host)(2|to)(d|device)') THEN 'HtoD'
+            WHEN regexp_full_match(c.op, '(d|device)(2|to)(h|host)') THEN 'DtoH'
+            WHEN regexp_full_match(c.op, '(d|device)(2|to)(d|device)') THEN 'DtoD'
+            WHEN regexp_full_match(c.op, '(h|host)(2|to)(h|host)') THEN 'HtoH'
+            WHEN regexp_full_match(c.op, '(p|peer)(2|to)(p|peer)|p2p|peer') THEN 'PtoP'
+            ELSE 'Unknown' END AS copy_kind,
+       c.size_bytes, 'trace_view' AS source
+FROM copy AS c
+ASOF LEFT JOIN step_start AS w ON c.ts_ns >= w.host_start_ns
+-- a kernel_details.csv that does list the task keeps its row
+WHERE NOT EXISTS (SELECT 1 FROM listed AS k WHERE k.ts_ns = c.ts_ns AND k.name = c.name)
+ORDER BY kernel_id;
