@@ -155,7 +155,7 @@ def main(argv=None) -> int:
             rows.append(("msprof-analyze compare, two 100 MB Ascend ranks (README)", msprof[0], None, msprof[1]))
         if not (a.hta and kineto.exists()):
             rows.append(("HTA load + temporal breakdown, 1 GB Kineto (README)", hta[0], None, hta[1]))
-        print(f"\nsize {a.size}, {len(ascend)} Ascend rank(s), trace_view.json {trace0.stat().st_size / 1e6:.0f} MB each, "
+        print(f"\n{('data ' + a.data) if a.data else 'size ' + a.size}, {len(ascend)} Ascend rank(s), trace_view.json {trace0.stat().st_size / 1e6:.0f} MB each, "
               f"{os.cpu_count()} cores\n")
         print(f"| method | wall s | MB/s | peak RSS MiB | MB/s ÷ bare read_json |")
         print("|---|---:|---:|---:|---:|")

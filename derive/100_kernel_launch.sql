@@ -79,52 +79,18 @@ FROM (
         LEFT JOIN kflow_launch AS fl ON fl.kernel_id = kk.kernel_id
         WHERE r.corr IS NOT NULL OR fl.kernel_id IS NOT NULL
     ),
-    -- NPU
-    h2d AS (
-        SELECT file_id, ph, flow_id, process_name, tid, ts_ns
-        FROM event
-        WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND file_id IN (FROM tv)
-          AND ph IN ('s', 'f') AND cat = 'HostToDevice'
-    ),
-    nk AS (
-        SELECT source, kernel_id, name, ts_ns, stream_id, is_communication
-        FROM kernel
-        WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
-          AND source IN ('kernel_details', 'trace_view') AND EXISTS (FROM h2d)
-    ),
-    hccl_slice AS (
-        SELECT name, tid, ts_ns
-        FROM event
-        WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND file_id IN (FROM tv)
-          AND ph = 'X' AND process_name IN ('HCCL', 'Communication') AND thread_name LIKE '%Communication%'
-          AND EXISTS (FROM h2d)
-    ),
-    device_end AS (
-        -- (kernel, process, tid, ts) of the device-side event a flow ends at
-        SELECT source, kernel_id, 'Ascend Hardware' AS process_name, stream_id AS tid, ts_ns
-        FROM nk WHERE NOT is_communication
-        UNION ALL
-        SELECT nk.source, nk.kernel_id, NULL, arg_min(h.tid, abs(h.ts_ns - nk.ts_ns)),
-               arg_min(h.ts_ns, abs(h.ts_ns - nk.ts_ns))
-        FROM nk JOIN hccl_slice AS h ON h.name = nk.name AND abs(h.ts_ns - nk.ts_ns) <= 1000
-        WHERE nk.is_communication
-        GROUP BY nk.source, nk.kernel_id
-    ),
+    -- NPU: the HostToDevice flows ending at the kernels (_session.sql); of several, the first start
     flow_start AS (
-        SELECT d.source, d.kernel_id, arg_min(s.tid, (s.ts_ns, s.tid)) AS tid, min(s.ts_ns) AS ts_ns
-        FROM device_end AS d
-        JOIN h2d AS f ON f.ph = 'f' AND f.tid = d.tid AND f.ts_ns = d.ts_ns
-                     AND (f.process_name = d.process_name
-                          OR (d.process_name IS NULL AND f.process_name IN ('HCCL', 'Communication')))
-        JOIN h2d AS s ON s.ph = 's' AND s.file_id = f.file_id AND s.flow_id = f.flow_id
-        GROUP BY d.source, d.kernel_id
+        SELECT source, kernel_id, arg_min(tid, (ts_ns, tid)) AS tid, min(ts_ns) AS ts_ns
+        FROM npu_flow_starts(getvariable('run_id'), getvariable('rank'), 'HostToDevice')
+        GROUP BY source, kernel_id
     ),
     cann AS (
         -- per (thread, start): the shortest CANN event (the innermost of those starting together)
         SELECT tid, ts_ns, arg_min(name, (dur_ns, name)) AS name, min(dur_ns) AS dur_ns
         FROM event
         WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND file_id IN (FROM tv)
-          AND ph = 'X' AND process_name = 'CANN' AND dur_ns > 0 AND EXISTS (FROM h2d)
+          AND ph = 'X' AND process_name = 'CANN' AND dur_ns > 0 AND EXISTS (FROM flow_start)
         GROUP BY tid, ts_ns
     ),
     -- the innermost CANN event running at the flow start: the last to start at or before it

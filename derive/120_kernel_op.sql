@@ -16,50 +16,13 @@ SET asof_loop_join_threshold = 0;
 
 UPDATE kernel SET op_id = a.op_id
 FROM (
-    WITH tv AS (
-        FROM rank_files(getvariable('run_id'), getvariable('rank'), ['trace_view'])
-    ),
-    ops AS (
+    WITH ops AS (
         SELECT file_id, tid, op_id, ts_ns, dur_ns, depth, source FROM op
         WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND source IN ('trace_view', 'kineto')
     ),
-    -- NPU
-    flow AS (
-        SELECT file_id, ph, flow_id, process_name, tid, ts_ns
-        FROM event
-        WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND file_id IN (FROM tv)
-          AND ph IN ('s', 'f') AND cat = 'async_npu'
-    ),
-    nk AS (
-        SELECT source, kernel_id, name, ts_ns, stream_id, is_communication
-        FROM kernel
-        WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
-          AND source IN ('kernel_details', 'trace_view') AND EXISTS (FROM flow)
-    ),
-    hccl_slice AS (
-        SELECT name, tid, ts_ns
-        FROM event
-        WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND file_id IN (FROM tv)
-          AND ph = 'X' AND process_name IN ('HCCL', 'Communication') AND thread_name LIKE '%Communication%'
-          AND EXISTS (FROM flow)
-    ),
-    device_end AS (
-        SELECT source, kernel_id, 'Ascend Hardware' AS process_name, stream_id AS tid, ts_ns
-        FROM nk WHERE NOT is_communication
-        UNION ALL
-        SELECT nk.source, nk.kernel_id, NULL, arg_min(h.tid, abs(h.ts_ns - nk.ts_ns)),
-               arg_min(h.ts_ns, abs(h.ts_ns - nk.ts_ns))
-        FROM nk JOIN hccl_slice AS h ON h.name = nk.name AND abs(h.ts_ns - nk.ts_ns) <= 1000
-        WHERE nk.is_communication
-        GROUP BY nk.source, nk.kernel_id
-    ),
+    -- NPU: the async_npu flows ending at the kernels (_session.sql)
     flow_start AS (
-        SELECT d.source, d.kernel_id, s.file_id, s.tid, s.ts_ns
-        FROM device_end AS d
-        JOIN flow AS f ON f.ph = 'f' AND f.tid = d.tid AND f.ts_ns = d.ts_ns
-                      AND (f.process_name = d.process_name
-                           OR (d.process_name IS NULL AND f.process_name IN ('HCCL', 'Communication')))
-        JOIN flow AS s ON s.ph = 's' AND s.file_id = f.file_id AND s.flow_id = f.flow_id
+        FROM npu_flow_starts(getvariable('run_id'), getvariable('rank'), 'async_npu')
     ),
     npu AS (
         SELECT fs.source, fs.kernel_id, arg_max(o.op_id, (o.depth, o.op_id)) AS op_id

@@ -44,3 +44,46 @@ CREATE OR REPLACE TEMP TABLE kernel_details_parsed (
     accelerator_core VARCHAR, device_id INTEGER, stream_id VARCHAR, ts_ns BIGINT, dur_ns BIGINT, wait_ns BIGINT,
     is_communication BOOLEAN, input_shapes VARCHAR, input_dtypes VARCHAR, output_shapes VARCHAR, block_dim INTEGER
 );
+
+-- NPU (trace_view.json) flows of category flow_cat (HostToDevice: the launch, derive/100;
+-- async_npu: the framework op, derive/120) that end at a kernel of (run, rank): one row per
+-- (kernel, flow start). The flow ends at the kernel's device-side event: a compute kernel's
+-- Ascend Hardware task (its stream and start); an HCCL op's slice on the HCCL/Communication
+-- "Group ... Communication" thread with its name, starting within 1 us of it (kernel_details.csv
+-- rounds), the nearest. Empty when the rank's trace_view has no flow of that category.
+CREATE OR REPLACE TEMP MACRO npu_flow_starts(run, r, flow_cat) AS TABLE
+    WITH flow AS (
+        SELECT file_id, ph, flow_id, process_name, tid, ts_ns
+        FROM event
+        WHERE run_id = run AND rank = r AND file_id IN (FROM rank_files(run, r, ['trace_view']))
+          AND ph IN ('s', 'f') AND cat = flow_cat
+    ),
+    nk AS (
+        SELECT source, kernel_id, name, ts_ns, stream_id, is_communication
+        FROM kernel
+        WHERE run_id = run AND rank = r AND source IN ('kernel_details', 'trace_view') AND EXISTS (FROM flow)
+    ),
+    hccl_slice AS (
+        SELECT name, tid, ts_ns
+        FROM event
+        WHERE run_id = run AND rank = r AND file_id IN (FROM rank_files(run, r, ['trace_view']))
+          AND ph = 'X' AND process_name IN ('HCCL', 'Communication') AND thread_name LIKE '%Communication%'
+          AND EXISTS (FROM flow)
+    ),
+    device_end AS (
+        -- (kernel, process, tid, ts) of the device-side event a flow ends at
+        SELECT source, kernel_id, 'Ascend Hardware' AS process_name, stream_id AS tid, ts_ns
+        FROM nk WHERE NOT is_communication
+        UNION ALL
+        SELECT nk.source, nk.kernel_id, NULL, arg_min(h.tid, abs(h.ts_ns - nk.ts_ns)),
+               arg_min(h.ts_ns, abs(h.ts_ns - nk.ts_ns))
+        FROM nk JOIN hccl_slice AS h ON h.name = nk.name AND abs(h.ts_ns - nk.ts_ns) <= 1000
+        WHERE nk.is_communication
+        GROUP BY nk.source, nk.kernel_id
+    )
+    SELECT d.source, d.kernel_id, s.file_id, s.tid, s.ts_ns
+    FROM device_end AS d
+    JOIN flow AS f ON f.ph = 'f' AND f.tid = d.tid AND f.ts_ns = d.ts_ns
+                  AND (f.process_name = d.process_name
+                       OR (d.process_name IS NULL AND f.process_name IN ('HCCL', 'Communication')))
+    JOIN flow AS s ON s.ph = 's' AND s.file_id = f.file_id AND s.flow_id = f.flow_id;

@@ -109,7 +109,7 @@ def test_interrupt_inside_duckdb_is_exit_130_not_a_runtime_error(monkeypatch, tm
     def interrupted(*a, **kw):
         raise RuntimeError("Query interrupted")
 
-    monkeypatch.setattr(api, "query", interrupted)
+    monkeypatch.setattr(api, "query_rows", interrupted)     # what tracedb query calls
     res = run("query", "step_breakdown", "--db", str(tmp_path / "t.duckdb"))
     assert res.exit_code == 130 and res.stderr == "tracedb: interrupted\n"
 

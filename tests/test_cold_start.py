@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import duckdb
+import pytest
 from typer.testing import CliRunner
 
 import tracedb.ingest as ingest_module
@@ -82,3 +83,65 @@ def test_ingest_skips_schema_and_library_when_current(db_path, monkeypatch):
     assert calls["install"] == 2
     assert rows(db_path, "SELECT value FROM tracedb_meta WHERE key = 'library_hash'") == [(digest,)]
     assert rows(db_path, "SELECT count(*) > 0 FROM step_breakdown") == [(True,)]
+
+
+HEAVY = ("pydantic", "rich", "pandas", "pyarrow", "sqlglot", "numpy", "tracedb.ingest", "tracedb.compare",
+         "tracedb.report", "tracedb.summary", "plotly", "tracedb.progress")
+try:        # DuckDB ≥ 1.4: the engine is the module _duckdb; the duckdb package's Python layer is not needed
+    import _duckdb  # noqa: F401
+    HEAVY += ("duckdb",)
+except ImportError:
+    pass
+
+
+@pytest.mark.parametrize("args", [["query", "step_breakdown"], ["query", "free_time", "--rank", "0", "-f", "csv"],
+                                  ["query", "SELECT count(*) FROM kernel", "-f", "json"], ["runs"],
+                                  ["describe", "step_breakdown"], ["views"]])
+def test_read_commands_load_no_heavy_module(args, tmp_path):
+    """The read-only commands run (in a new interpreter, as the console script does) without
+    importing pydantic (typer's value conversion), rich, pandas, pyarrow, numpy, sqlglot, the
+    duckdb package's relation layer (the engine module is enough) or the ingest code: issue #20's
+    cold start. Checked on sys.modules after the command ran."""
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, RANK0, run="r")
+    code = ("import sys, tracedb.cli as cli\n"
+            f"sys.argv = ['tracedb', *{args!r}, '--db', {str(db)!r}]\n"
+            "try:\n    cli.main()\nexcept SystemExit as e:\n    code = e.code\n"
+            f"heavy = sorted(m for m in sys.modules if m in {HEAVY!r} or m.startswith('tracedb.ingest.'))\n"
+            "print('HEAVY:', ' '.join(heavy), file=sys.stderr)\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert "Traceback" not in out.stderr and out.stdout, out.stderr
+    assert out.stderr.strip().splitlines()[-1] == "HEAVY:", out.stderr
+
+
+BAD_VALUES = [["--rank", "abc"], ["--rank", "1.5"], ["--rank", " 7"], ["--rank", "+3"], ["--rank", "007"],
+              ["-f", "xml"], ["-f", "CSV"], ["--units", "MS"], ["--limit", ""], ["--rank", "9" * 25]]
+
+
+def test_fast_value_conversion_is_typers(tmp_path):
+    """tracedb converts plain values without typer's pydantic adapters (tracedb._coerce); for valid
+    and invalid values alike the exit code, output and error text are typer's own."""
+    import typer.core
+    from tracedb import _coerce
+
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, RANK0, run="r")
+    cases = [["query", "step_breakdown", "--db", str(db), "-f", "csv", *bad] for bad in BAD_VALUES] + [
+        ["runs", "set-role", "r", "Baseline", "--db", str(db)], ["runs", "set-role", "nope", "none", "--db", str(db)],
+        ["ingest", "--role", "foo", "x"], ["query", "--help"], ["--help"], ["compare", "a", "--limit", "x"]]
+
+    def outcomes():
+        return [(r.exit_code, r.stdout, r.stderr) for r in (runner.invoke(app, c) for c in cases)]
+
+    assert _coerce.install() and getattr(typer.core.build_runtime_param, "_tracedb_fast", False)
+    fast = outcomes()
+    original = typer.core.build_runtime_param
+    try:
+        typer.core.build_runtime_param = original.typer_build
+        slow = outcomes()
+    finally:
+        typer.core.build_runtime_param = original
+    for case, f, s in zip(cases, fast, slow):
+        assert f == s, case
+    assert [f[0] for f in fast[:len(BAD_VALUES)]] == [2, 2, 0, 0, 0, 2, 2, 2, 2, 0]
+    assert "Invalid value for '--rank'" in fast[0][2]

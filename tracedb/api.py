@@ -30,9 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, Sequence
 
-import duckdb
-
 from . import db as _db
+from .db import duckdb           # the engine module (see tracedb.db): no relation layer on the query path
 from .errors import QueryError, TracedbError
 
 if TYPE_CHECKING:
@@ -115,6 +114,7 @@ class Database:
     """
 
     def __init__(self, path: str | Path | None = None):
+        import duckdb as _package     # noqa: F401 - a notebook's connection has the relation API (con.sql)
         self.path = _db.resolve_db_path(path)
         self.con = _db.connect(path, read_only=True)
         try:
@@ -176,6 +176,7 @@ def open_database(path: str | Path | None = None) -> Database:
 
 def connect(db: str | Path | None = None, read_only: bool = True) -> duckdb.DuckDBPyConnection:
     """Open the database (read-only by default). See :func:`tracedb.db.connect`."""
+    import duckdb as _package     # noqa: F401 - the caller's connection has the relation API (con.sql, .pl())
     return _db.connect(db, read_only=read_only, must_exist=read_only)
 
 
@@ -222,18 +223,25 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
     """
     path = _db.check_db_path(db)
     existed, wal_existed = path.exists(), _db.wal_path(path).exists()
-    opened = False
+    opened = committed = False
     try:
         con = _db.connect(path, threads=threads, memory_limit=memory_limit, storage_version=storage_version)
         opened = True
         try:
-            return _ingest(con, list(paths), run=run, role=role, replace=replace, run_per_path=run_per_path,
-                           allow_mixed_platforms=allow_mixed_platforms, progress=progress, bar=bar,
-                           step_range_pattern=step_range_pattern, jobs=jobs)
+            report = _ingest(con, list(paths), run=run, role=role, replace=replace, run_per_path=run_per_path,
+                             allow_mixed_platforms=allow_mixed_platforms, progress=progress, bar=bar,
+                             step_range_pattern=step_range_pattern, jobs=jobs)
+            committed = True        # from here on a failure must not remove the file
+            if role is not None or (report.files_ingested and con.execute(
+                    "SELECT count(*) FROM run WHERE role IS NOT NULL AND run_name IN (SELECT unnest(?::VARCHAR[]))",
+                    [report.runs]).fetchone()[0]):
+                from .compare import align_role_pair
+                align_role_pair(con, progress)          # a role was set, or a run of the pair grew
+            return report
         finally:
             con.close()
     except BaseException:
-        if opened and not existed:
+        if opened and not existed and not committed:
             _remove_created(path, wal_existed)
         raise
 
@@ -250,9 +258,12 @@ def _remove_created(path: Path, wal_existed: bool) -> None:
 
 def _require_runs(con, db) -> None:
     """Raise ``no runs yet`` when the database has no run (or no run table)."""
-    has_table = con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
-                            "AND schema_name = 'main' AND table_name = 'run'").fetchone()[0]
-    if not has_table or not con.execute("SELECT count(*) FROM main.run").fetchone()[0]:
+    # duckdb_tables() would cost 30-100 ms of a 0.3 s query command (it looks at every table)
+    try:
+        has_runs = con.execute("SELECT count(*) FROM main.run").fetchone()[0]
+    except duckdb.CatalogException:
+        has_runs = 0
+    if not has_runs:
         raise TracedbError("no runs yet: tracedb ingest PATH.", file=str(_db.resolve_db_path(db)),
                            hint="ingest profiler output into this database first, or pass --db / set "
                                 "TRACEDB_DB to the database that holds your runs.")
@@ -465,9 +476,127 @@ def query(name_or_sql: str, db: str | Path | None = None, *, baseline: str | Non
                          limit=limit, write=write)
 
 
+class Rows:
+    """A query whose rows are fetched as they are needed: ``tracedb query`` prints csv / json /
+    ndjson a batch at a time and the table's first rows plus a count, so a result of millions of
+    rows is never held in Python (4.2 GB RSS for comm_op_check at 128 ranks when it was). Valid
+    inside :func:`query_rows` only."""
+
+    BATCH = 10_000
+    TEMP = "tracedb_query_result"
+
+    def __init__(self, con, sql: str, params: list, write: bool):
+        self._con, self._sql, self._params, self._write = con, sql, params, write
+        self._cur = None
+        self._columns: list[str] = []
+        self._head: list[tuple] = []
+        self._done = False
+
+    def _start(self) -> None:
+        if self._cur is None:
+            self._cur = self._con.execute(self._sql, self._params)
+            self._done = self._cur.description is None
+            self._columns = [] if self._done else [d[0] for d in self._cur.description]
+
+    @property
+    def columns(self) -> list[str]:
+        self._start()
+        return self._columns
+
+    def _fetch(self, n: int) -> list[tuple]:
+        self._start()
+        if self._done:
+            return []
+        got = self._cur.fetchmany(n)
+        if len(got) < n:
+            self._done = True
+        return got
+
+    def batches(self, size: int | None = None) -> Iterator[list[tuple]]:
+        """Every row, ``size`` (default :attr:`BATCH`) at a time."""
+        size = size or self.BATCH
+        if self._head:
+            head, self._head = self._head, []
+            yield head
+        while not self._done:
+            batch = self._fetch(size)
+            if batch:
+                yield batch
+
+    def first(self, n: int) -> tuple[list[tuple], int]:
+        """The first ``n`` rows and the number of rows of the whole result, the query run once.
+
+        A SELECT goes into a temporary table (DuckDB keeps the rows, in their order; none
+        reaches Python but the ``n``), which gives the count; SQL that is not a single SELECT
+        (DESCRIBE, several statements) or runs with ``write`` (never run twice) is read as a
+        stream, the rows after the first ``n`` fetched and dropped to count them."""
+        if self._cur is None and not self._write:
+            try:
+                self._con.execute(f"CREATE TEMP TABLE {self.TEMP} AS SELECT * FROM (\n{self._sql}\n) AS q",
+                                  self._params)
+            except duckdb.Error:
+                pass
+            else:
+                try:
+                    cur = self._con.execute(f"SELECT * FROM temp.{self.TEMP} LIMIT {int(n)}")
+                    columns = [d[0] for d in cur.description]
+                    if not _renamed(columns):
+                        head = cur.fetchall()
+                        total = self._con.execute(f"SELECT count(*) FROM temp.{self.TEMP}").fetchone()[0]
+                        self._columns, self._cur, self._done = columns, cur, True
+                        return head, total
+                finally:
+                    self._con.execute(f"DROP TABLE IF EXISTS temp.{self.TEMP}")
+        if len(self._head) < n:
+            self._head += self._fetch(n - len(self._head))
+        total = len(self._head)
+        while not self._done:
+            total += len(self._fetch(self.BATCH))
+        return self._head[:n], total
+
+    def result(self) -> Result:
+        """Every row as a :class:`Result` (the table with --all, markdown)."""
+        columns = self.columns
+        return Result(columns, [r for b in self.batches() for r in b])
+
+
+def _renamed(columns: list[str]) -> bool:
+    """Whether a table made from a result may have renamed its columns: DuckDB makes duplicate
+    names unique (``a, a`` → ``a, a_1``), which the result itself keeps."""
+    names = set(columns)
+    return any(m and m.group(1) in names for m in (re.match(r"^(.*)_\d+$", c) for c in columns))
+
+
+@contextmanager
+def query_rows(name_or_sql: str, db: str | Path | None = None, *, baseline: str | None = None,
+               comparison: str | None = None, run: str | None = None, rank: int | None = None,
+               step: int | None = None, limit: int | None = None, write: bool = False) -> Iterator[Rows]:
+    """:func:`query`, with the rows fetched as they are read (:class:`Rows`) while the block runs;
+    DuckDB errors inside the block become :class:`~tracedb.errors.QueryError`."""
+    text = (name_or_sql or "").strip().rstrip(";").strip()
+    if not text:
+        raise QueryError("empty query: give a view name or a SQL statement.",
+                         hint="'tracedb views' lists the views, e.g. tracedb query step_breakdown.")
+    with _session(db, write=write) as con:
+        sql, params = _query_sql(con, text, baseline=baseline, comparison=comparison, run=run, rank=rank,
+                                 step=step, limit=limit, write=write)
+        yield Rows(con, sql, params, write)
+
+
 def _query_on(con, text: str, *, baseline=None, comparison=None, run=None, rank=None, step=None,
               limit=None, write: bool = False) -> Result:
     """:func:`query` on an open connection (DuckDB errors pass through)."""
+    sql, params = _query_sql(con, text, baseline=baseline, comparison=comparison, run=run, rank=rank, step=step,
+                             limit=limit, write=write)
+    cur = con.execute(sql, params)
+    if cur.description is None:
+        return Result([], [])
+    return Result([d[0] for d in cur.description], cur.fetchall())
+
+
+def _query_sql(con, text: str, *, baseline=None, comparison=None, run=None, rank=None, step=None,
+               limit=None, write: bool = False) -> tuple[str, list]:
+    """The SQL and parameters :func:`query` runs (views resolved, SQL checked)."""
     params: list[Any] = []
     if _IDENT.match(text):
         sql, params = _view_sql(con, text, baseline, comparison, run, rank, step)
@@ -481,10 +610,7 @@ def _query_on(con, text: str, *, baseline=None, comparison=None, run=None, rank=
         sql = text
     if limit is not None:
         sql = f"SELECT * FROM ({sql}) AS q LIMIT {int(limit)}"
-    cur = con.execute(sql, params)
-    if cur.description is None:
-        return Result([], [])
-    return Result([d[0] for d in cur.description], cur.fetchall())
+    return sql, params
 
 
 def _view_sql(con, name: str, baseline, comparison, run, rank, step) -> tuple[str, list]:
@@ -528,7 +654,9 @@ def _view_sql(con, name: str, baseline, comparison, run, rank, step) -> tuple[st
         params = [base, comp]
     else:
         sql = f"SELECT * FROM {text}"
-    cols = {r[0] for r in con.execute(f"DESCRIBE {sql}", params).fetchall()}
+    # the view's columns only when a filter needs them (binding a large view costs time)
+    cols = ({r[0] for r in con.execute(f"DESCRIBE {sql}", params).fetchall()}
+            if any(v is not None for v in (run, rank, step)) else set())
     where = []
     for col, val, flag in (("run_name", run, "--run"), ("rank", rank, "--rank"), ("step", step, "--step")):
         if val is None:
@@ -740,6 +868,12 @@ def runs_rm(run: str, db: str | Path | None = None) -> dict[str, int]:
                                    f"{duckdb_message(e)}", file=str(_db.resolve_db_path(db)),
                                    hint="nothing was removed; a table outside tracedb's schema may refer "
                                         "to the run (drop it with tracedb query --write).") from e
+        if con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+                       "AND schema_name = 'main' AND table_name = 'op_match'").fetchone()[0]:
+            # the alignment names its runs as baseline_run_id / comparison_run_id; a later run may
+            # get this run_id again (max + 1), and must not inherit the pairs
+            deleted['"main"."op_match"'] = con.execute(
+                "DELETE FROM op_match WHERE ? IN (baseline_run_id, comparison_run_id)", [run_id]).fetchone()[0]
         return deleted
 
 

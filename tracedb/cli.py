@@ -2,7 +2,9 @@
 
 stdout carries results only; progress, warnings and errors go to stderr. Exit codes: 0 ok,
 1 failure (bad input, failed query), 2 usage, 3 database locked, 130 interrupted (Ctrl-C,
-SIGTERM, SIGHUP: the open transaction is rolled back and temporary files are removed first).
+SIGTERM, SIGHUP: the open transaction is rolled back and temporary files are removed first),
+141 the reader of stdout went away (``tracedb query kernel -f csv | head``: the rows are
+streamed, so the query stops there; no message, as for a command killed by SIGPIPE).
 """
 from __future__ import annotations
 
@@ -17,10 +19,9 @@ from typing import Annotated, List, Optional
 import typer
 import typer.core
 
-from . import api
+from . import _coerce, api
 from .errors import EXIT_FAILURE, EXIT_INTERRUPTED, TracedbError
-from .output import DEFAULT_MAX_ROWS, render
-from .progress import terminal_bar
+from .output import DEFAULT_MAX_ROWS, STREAMED, render, render_table, write_stream
 
 
 class _Group(typer.core.TyperGroup):
@@ -37,6 +38,8 @@ class _Group(typer.core.TyperGroup):
         flags = [a for a in head if a in self.GLOBAL_FLAGS]
         return super().parse_args(ctx, flags + [a for a in head if a not in self.GLOBAL_FLAGS] + tail)
 
+
+_coerce.install()     # typer converts plain values without importing pydantic (cold start, issue #20)
 
 app = typer.Typer(
     cls=_Group,
@@ -137,6 +140,8 @@ def guarded(fn):
             return fn(*a, **kw)
         except typer.Exit:
             raise
+        except BrokenPipeError:
+            _stdout_gone()
         except BaseException as e:   # noqa: BLE001 - every failure becomes one line
             _fail(e)
     return wrapper
@@ -145,6 +150,20 @@ def guarded(fn):
 def command(*args, app: typer.Typer = app, **kwargs):
     """``app.command`` for a :func:`guarded` function."""
     return lambda fn: app.command(*args, **kwargs)(guarded(fn))
+
+
+EXIT_PIPE = 141        # 128 + SIGPIPE, what a shell reports for a command killed by a closed pipe
+
+
+def _stdout_gone() -> None:
+    """stdout's reader closed the pipe: stop quietly; stdout goes to /dev/null so that Python's
+    last flush at exit does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):      # no real file descriptor (a test runner's stdout)
+        pass
+    raise typer.Exit(EXIT_PIPE)
 
 
 def _fail(e: BaseException) -> None:
@@ -189,6 +208,22 @@ def _print(res, fmt: Format, *, units: Optional[Units] = None, wide: bool = Fals
     sys.stdout.write(render(res.columns, res.rows, fmt.value, width=_width(), max_rows=max_rows,
                             units=units.value if units else None, vertical=vertical, wide=wide,
                             wrap_last=wrap_last))
+
+
+def _print_rows(rows: "api.Rows", fmt: Format, *, units: Optional[Units] = None, wide: bool = False,
+                vertical: bool = False, max_rows: Optional[int] = None) -> None:
+    """Print a query result without holding it in memory: csv / json / ndjson a batch of rows at
+    a time, the table its first ``max_rows`` rows and the row count; markdown and the table of
+    every row (--all, --limit) need all rows to size their columns."""
+    if fmt.value in STREAMED:
+        write_stream(sys.stdout, rows.columns, rows.batches(), fmt.value)
+    elif fmt == Format.table and max_rows is not None:
+        head, total = rows.first(max_rows)
+        sys.stdout.write(render_table(rows.columns, head, width=_width(), max_rows=max_rows,
+                                      units=units.value if units else None, vertical=vertical, wide=wide,
+                                      total=total))
+    else:
+        _print(rows.result(), fmt, units=units, wide=wide, vertical=vertical, max_rows=max_rows)
 
 
 def _version(value: bool) -> None:
@@ -312,9 +347,10 @@ def query(
       tracedb query slow_rank -x --limit 2
       tracedb query kernel --rank 0 --limit 5 --wide
     """
-    _print(api.query(name_or_sql, db=db, baseline=baseline, comparison=comparison, run=run, rank=rank,
-                     step=step, limit=limit, write=write), fmt, units=units, wide=wide, vertical=vertical,
-           max_rows=None if (all_rows or limit is not None) else DEFAULT_MAX_ROWS)
+    with api.query_rows(name_or_sql, db=db, baseline=baseline, comparison=comparison, run=run, rank=rank,
+                        step=step, limit=limit, write=write) as rows:
+        _print_rows(rows, fmt, units=units, wide=wide, vertical=vertical,
+                    max_rows=None if (all_rows or limit is not None) else DEFAULT_MAX_ROWS)
 
 
 @command()

@@ -38,7 +38,6 @@ from .errors import QueryError, TracedbError
 class _Op:
     op_id: int
     rank: int
-    ts_ns: int
     key: str
     is_backward: bool | None
     kernels: int
@@ -47,36 +46,160 @@ class _Op:
 
 def _load(con: duckdb.DuckDBPyConnection, run_id: int, use_input_shape: bool,
           all_levels: bool) -> dict[int, list[_Op]]:
-    """Top-level ops per rank, sorted by start (children attached when ``all_levels``)."""
-    rows = con.execute(f"""
-        SELECT rank, op_id, parent_op_id, ts_ns, op_key, input_dims, is_backward, kernel_total_count, is_top
+    """Top-level ops per rank, sorted by start (children attached when ``all_levels``).
+
+    Fetched as columns (``fetchnumpy``: no per-row tuples, and no pandas import as an Arrow
+    scan or ``fetchdf`` would cost); with ``all_levels`` only the ops under a top-level op."""
+    key = "concat(op_key, input_dims)" if use_input_shape else "op_key"
+    cols = con.execute(f"""
+        SELECT rank, op_id, coalesce(parent_op_id, -1) AS parent, {key} AS k,
+               CASE WHEN is_backward IS NULL THEN -1 ELSE is_backward::INT END AS bwd,
+               kernel_total_count AS kernels, is_top
         FROM tracedb_internal.compare_op
         WHERE run_id = ? {'' if all_levels else 'AND is_top'}
         ORDER BY rank, ts_ns, op_id
-    """, [run_id]).fetchall()
+    """, [run_id]).fetchnumpy()
+    ranks, op_ids, parents, keys = (cols[c].tolist() for c in ("rank", "op_id", "parent", "k"))
+    bwds, kernels, tops = (cols[c].tolist() for c in ("bwd", "kernels", "is_top"))
+    top: dict[int, list[_Op]] = {r: [] for r in dict.fromkeys(ranks)}
     ops: dict[tuple[int, int], _Op] = {}
-    top: dict[int, list[_Op]] = {}
-    parents = []
-    for rank, op_id, parent, ts, key, dims, bwd, kernels, is_top in rows:
-        if use_input_shape:
-            key = f"{key}{dims if dims is not None else ''}"
-        op = _Op(op_id, rank, ts, key, bwd, kernels)
-        ops[(rank, op_id)] = op
-        top.setdefault(rank, [])
+    for rank, op_id, parent, k, bwd, n, is_top in zip(ranks, op_ids, parents, keys, bwds, kernels, tops):
+        op = _Op(op_id, rank, k, None if bwd < 0 else bool(bwd), n)
         if is_top:
             top[rank].append(op)
-        elif parent is not None:
-            parents.append((rank, parent, op))
-    for rank, parent, op in parents:        # rows are in start order, so children are too
-        p = ops.get((rank, parent))
-        if p is not None:
-            p.children.append(op)
+        elif parent >= 0 and (p := ops.get((rank, parent))) is not None:
+            p.children.append(op)          # rows are in start order, so a parent comes first
+        if all_levels:
+            ops[(rank, op_id)] = op
     return top
+
+
+_P1, _P2 = 2_147_483_647, 2_147_483_629          # primes < 2**31: products stay below 2**62
+_B1, _B2 = 1_000_003, 998_244_353 % _P2
+
+
+class _Matcher(SequenceMatcher):
+    """``difflib.SequenceMatcher(None, a, b, autojunk=False)`` with the same matching blocks,
+    found faster on long sequences.
+
+    difflib's ``find_longest_match`` visits every pair of equal items in the window: on two
+    9 000-op sequences of 18 op names that is ~11 M dictionary probes per call, quadratic in
+    the length, and most of ``tracedb compare`` on a 20 MB pair. Without junk its answer is
+    the longest common substring of ``a[alo:ahi]`` and ``b[blo:bhi]``; of several, the one
+    starting first in ``a``, then first in ``b`` (its scan keeps the first block that reaches
+    the longest length, scanning ``a`` then ``b`` in order). Here the length is found by a
+    binary search on "some substring of length L of the ``a`` window occurs in the ``b``
+    window" (monotone in L), each test a vectorised set membership of polynomial hashes of all
+    L-long substrings (two moduli, so a collision needs both to collide); the chosen block is
+    then compared item by item, and if it is not equal (a hash collision) the window falls
+    back to difflib's scan (:meth:`_scan`). Small windows use that scan directly. ``get_matching_blocks``
+    is difflib's, unchanged.
+    """
+
+    SMALL = 5_000          # window area (len a × len b) below which the scan is cheaper
+
+    def __init__(self, a: list, b: list):
+        super().__init__(None, a, b, autojunk=False)
+        import numpy as np
+        codes: dict = {}
+        self._ca = np.fromiter((codes.setdefault(x, len(codes) + 1) for x in a), np.int64, len(a))
+        self._cb = np.fromiter((codes.setdefault(x, len(codes) + 1) for x in b), np.int64, len(b))
+        self._ha = [self._prefix(self._ca, p, base) for p, base in ((_P1, _B1), (_P2, _B2))]
+        self._hb = [self._prefix(self._cb, p, base) for p, base in ((_P1, _B1), (_P2, _B2))]
+        n = max(len(a), len(b)) + 1
+        self._pow = []
+        for p, base in ((_P1, _B1), (_P2, _B2)):
+            pw = np.empty(n, np.int64)
+            pw[0] = 1
+            for k in range(1, n):          # n ≤ ops per rank; once per matcher
+                pw[k] = pw[k - 1] * base % p
+            self._pow.append(pw)
+
+    @staticmethod
+    def _prefix(codes, p: int, base: int):
+        import numpy as np
+        h = np.zeros(len(codes) + 1, np.int64)
+        acc = 0
+        for k, c in enumerate(codes.tolist(), 1):
+            acc = (acc * base + c) % p
+            h[k] = acc
+        return h
+
+    def _keys(self, h, lo: int, hi: int, length: int):
+        """Hash of every substring of length ``length`` starting in [lo, hi - length]."""
+        import numpy as np
+        starts = np.arange(lo, hi - length + 1)
+        out = None
+        for (pref, p, pw) in ((h[0], _P1, self._pow[0]), (h[1], _P2, self._pow[1])):
+            v = (pref[starts + length] - pref[starts] * pw[length] % p) % p
+            out = v if out is None else out * _P2 + v
+        return out
+
+    def _scan(self, alo: int, ahi: int, blo: int, bhi: int):
+        """difflib's scan (no junk), with each item's positions in ``b`` entered by bisection:
+        difflib walks them from the start of ``b``, which costs more than the window itself
+        once the recursion reaches the end of a long ``b``."""
+        from bisect import bisect_left
+        from difflib import Match
+        a, b2j = self.a, self.b2j
+        besti, bestj, bestsize = alo, blo, 0
+        j2len: dict = {}
+        for i in range(alo, ahi):
+            new: dict = {}
+            where = b2j.get(a[i], ())
+            for x in range(bisect_left(where, blo), len(where)):
+                j = where[x]
+                if j >= bhi:
+                    break
+                k = new[j] = j2len.get(j - 1, 0) + 1
+                if k > bestsize:
+                    besti, bestj, bestsize = i - k + 1, j - k + 1, k
+            j2len = new
+        return Match(besti, bestj, bestsize)
+
+    def find_longest_match(self, alo=0, ahi=None, blo=0, bhi=None):
+        import numpy as np
+        from difflib import Match
+        ahi = len(self.a) if ahi is None else ahi
+        bhi = len(self.b) if bhi is None else bhi
+        if (ahi - alo) * (bhi - blo) < self.SMALL:
+            return self._scan(alo, ahi, blo, bhi)
+        top = min(ahi - alo, bhi - blo)
+        lo, hi, found = 0, top, None        # a common substring of length lo exists, none longer than hi
+
+        def test(length):
+            ka = self._keys(self._ha, alo, ahi, length)
+            kb = self._keys(self._hb, blo, bhi, length)
+            hit = np.isin(ka, kb)
+            return (ka, kb, hit) if hit.any() else None
+
+        step = 1                            # gallop up (the longest block is short in most windows) ...
+        while lo < hi:
+            mid = min(lo + step, hi)
+            if (t := test(mid)) is None:
+                hi = mid - 1
+                break
+            lo, found, step = mid, t, step * 2
+        while lo < hi:                      # ... then bisect
+            mid = (lo + hi + 1) // 2
+            if (t := test(mid)) is None:
+                hi = mid - 1
+            else:
+                lo, found = mid, t
+        if lo == 0:
+            return Match(alo, blo, 0)
+        ka, kb, hit = found
+        i = int(np.argmax(hit))
+        j = int(np.argmax(kb == ka[i]))
+        i, j = alo + i, blo + j
+        if not np.array_equal(self._ca[i:i + lo], self._cb[j:j + lo]):   # a hash collision
+            return self._scan(alo, ahi, blo, bhi)
+        return Match(i, j, lo)
 
 
 def _lcs_match(base: list[_Op], comp: list[_Op]) -> list[tuple[_Op | None, _Op | None]]:
     """msprof-analyze ``longest_common_subsequence_matching``."""
-    matcher = SequenceMatcher(None, [o.key for o in base], [o.key for o in comp], autojunk=False)
+    matcher = _Matcher([o.key for o in base], [o.key for o in comp])
     out: list[tuple[_Op | None, _Op | None]] = []
     i = j = 0
     for block in matcher.get_matching_blocks():
@@ -173,19 +296,50 @@ def align(con: duckdb.DuckDBPyConnection, baseline_run_id: int, comparison_run_i
                 "OR baseline_run_id NOT IN (SELECT run_id FROM run) "
                 "OR comparison_run_id NOT IN (SELECT run_id FROM run)", [baseline_run_id, comparison_run_id])
     if rows:
-        import pyarrow as pa
+        import numpy as np
         cols = list(zip(*rows))
-        table = pa.table({  # noqa: F841 — read by name in the INSERT below
-            "baseline_run_id": pa.array(cols[0], pa.int32()), "comparison_run_id": pa.array(cols[1], pa.int32()),
-            "order_id": pa.array(cols[2], pa.int64()), "baseline_rank": pa.array(cols[3], pa.int32()),
-            "baseline_op_id": pa.array(cols[4], pa.int64()), "comparison_rank": pa.array(cols[5], pa.int32()),
-            "comparison_op_id": pa.array(cols[6], pa.int64()), "match_key": pa.array(cols[7], pa.string())})
-        con.register("_op_match_rows", table)
-        try:
-            con.execute("INSERT INTO op_match SELECT * FROM _op_match_rows")
-        finally:
-            con.unregister("_op_match_rows")
+
+        def ints(values):
+            return np.array([-1 if v is None else v for v in values], np.int64)
+
+        _op_match_rows = {  # noqa: F841 — read by name (DuckDB scans a dict of NumPy arrays)
+            "order_id": np.array(cols[2], np.int64), "baseline_rank": ints(cols[3]),
+            "baseline_op_id": ints(cols[4]), "comparison_rank": ints(cols[5]), "comparison_op_id": ints(cols[6]),
+            "match_key": np.array(cols[7], dtype=object)}
+        con.execute("""INSERT INTO op_match
+                       SELECT ?, ?, order_id, nullif(baseline_rank, -1), nullif(baseline_op_id, -1),
+                              nullif(comparison_rank, -1), nullif(comparison_op_id, -1), match_key
+                       FROM _op_match_rows""", [baseline_run_id, comparison_run_id])
     return len(rows)
+
+
+def align_role_pair(con: duckdb.DuckDBPyConnection, progress: Callable[[str], None] = lambda s: None) -> int | None:
+    """Rebuild ``op_match`` for the pair the roles name (the runs with role ``baseline`` and
+    ``comparison``), with the default settings (names alone, top-level ops), in a transaction of
+    its own. Called after ``tracedb ingest --role`` commits, so the op_alignment of a pair set up
+    by two ingests is there without ``tracedb compare``. Returns the rows written, or None when
+    the roles do not name two runs.
+
+    A failure leaves the ingest (already committed) and ``op_match`` as they were and is told
+    through ``progress``: the ingest succeeded, only its alignment did not.
+    """
+    ids = dict(con.execute("SELECT role, run_id FROM run WHERE role IN ('baseline', 'comparison')").fetchall())
+    if len(ids) != 2 or ids["baseline"] == ids["comparison"]:
+        return None
+    try:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            n = align(con, ids["baseline"], ids["comparison"])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    except duckdb.Error as e:
+        progress(f"note: the op alignment of the baseline/comparison pair failed ({str(e).splitlines()[0]}); "
+                 "tracedb compare BASELINE COMPARISON builds it")
+        return None
+    progress(f"aligned the baseline and comparison runs' ops: {n:,} op_alignment rows (tracedb query op_alignment)")
+    return n
 
 
 # ---- the compare command -----------------------------------------------------------------------

@@ -30,7 +30,7 @@ import math
 import re
 import textwrap
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 FORMATS = ("table", "csv", "json", "ndjson", "markdown")
 UNITS = ("ns", "us", "ms", "s")
@@ -224,7 +224,7 @@ def _plural(n: int, word: str) -> str:
 
 def render_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, width: int | None = None,
                  max_rows: int | None = DEFAULT_MAX_ROWS, units: str | None = None, vertical: bool = False,
-                 wide: bool = False, wrap_last: bool = False) -> str:
+                 wide: bool = False, wrap_last: bool = False, total: int | None = None) -> str:
     """The human table (see the module docstring).
 
     Args:
@@ -234,6 +234,8 @@ def render_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, width
         vertical: one ``column | value`` line per field, a block per row.
         wide: show every column, text uncut, whatever the width.
         wrap_last: wrap a text column that comes last instead of cutting it (descriptions).
+        total: the number of rows of the whole result when ``rows`` holds only its first rows
+            (at least the ``max_rows`` shown; default ``len(rows)``).
 
     >>> print(render_table(["rank", "free_ns", "op"], [(0, 1_500_000, "MatMul"), (1, 12_000_000, None)]), end="")
     rank  free_ms  op
@@ -241,7 +243,7 @@ def render_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, width
        0    1.500  MatMul
        1   12.000  —
     """
-    total = len(rows)
+    total = len(rows) if total is None else total
     shown = list(rows if max_rows is None else rows[:max_rows])
     headers, cells, right = human_cells(columns, shown, units)
     notes = []
@@ -351,6 +353,51 @@ def render_html(columns: Sequence[str], rows: Sequence[Sequence[Any]], *,
     note = (f"<p>{_plural(total, 'row')} ({len(shown):,} shown); <code>.df()</code> has them all, "
             "in the database's units</p>" if len(shown) < total else f"<p>{_plural(total, 'row')}</p>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}"
+
+
+STREAMED = ("csv", "json", "ndjson")
+
+
+def write_stream(out, columns: Sequence[str], batches: Iterable[Sequence[Sequence[Any]]], fmt: str) -> None:
+    """Write csv / json / ndjson one batch of rows at a time (memory bounded by the batch, not
+    the result); the text is exactly :func:`render`'s for the same rows.
+
+    >>> import sys
+    >>> write_stream(sys.stdout, ["rank", "dur_ns"], [[(0, 1_500_000)], [(1, None)]], "json")
+    [
+     {
+      "rank": 0,
+      "dur_ns": 1500000
+     },
+     {
+      "rank": 1,
+      "dur_ns": null
+     }
+    ]
+    """
+    if fmt == "csv":
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(columns)
+        for batch in batches:
+            w.writerows(["" if v is None else (_cell(v) if isinstance(v, float) else v) for v in r] for r in batch)
+    elif fmt == "ndjson":
+        for batch in batches:
+            out.write("".join(json.dumps({c: _json_value(v) for c, v in zip(columns, r)}, ensure_ascii=False) + "\n"
+                              for r in batch))
+    elif fmt == "json":
+        # json.dumps(list, indent=1) is "[", then each object dumped with indent=1 and every line
+        # indented by one more space, joined by ",", then "]"; "[]" when there is none
+        first = True
+        for batch in batches:
+            parts = []
+            for r in batch:
+                text = json.dumps({c: _json_value(v) for c, v in zip(columns, r)}, ensure_ascii=False, indent=1)
+                parts.append(("[\n " if first else ",\n ") + text.replace("\n", "\n "))
+                first = False
+            out.write("".join(parts))
+        out.write("[]\n" if first else "\n]\n")
+    else:
+        raise ValueError(f"format {fmt!r} is not streamed; use one of {', '.join(STREAMED)}")
 
 
 def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table", *,

@@ -29,11 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import duckdb
-
 from .schema import sql_dir
 
 if TYPE_CHECKING:
+    import duckdb
     from sqlglot import exp
 
 INTERNAL_SCHEMA = "tracedb_internal"

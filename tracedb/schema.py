@@ -11,7 +11,7 @@ import hashlib
 import re
 from pathlib import Path
 
-import duckdb
+from .db import duckdb          # the engine module (see tracedb.db)
 
 from . import __version__
 

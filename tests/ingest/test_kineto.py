@@ -141,3 +141,65 @@ def test_every_corpus_kineto_trace_ingests(tmp_path):
             got = rows(db, "SELECT count(*), count(step) FROM step_breakdown")[0]
             assert got[1] <= len(steps) and (got[0] >= 1), f
             assert rows(db, "SELECT count(*) FROM step_breakdown_check WHERE NOT tiles") == [(0,)], f
+
+
+# -- ts written as JSON numbers with more digits than a double holds --------------------------
+# Epoch µs with 3 decimals are 19 significant digits; a float64 keeps 15-17 and has a 0.25 µs
+# step at 1.7e15 µs, so 1712195495506220.329 read through a double is 1712195495506220.25.
+EXACT_TEXT = """{"schemaVersion": 1, "traceEvents": [
+ {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 1712195495506220.329, "dur": 2.272,
+  "args": {"stream": 7, "correlation": 1}},
+ {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "args": {"ts": 5.5, "stream": 7},
+  "ts": 1712195495506221.001, "dur": 1},
+ {"ph": "X", "cat": "kernel", "name": "k3", "pid": 0, "tid": 7, "ts": "1712195495506222.123", "dur": 1,
+  "args": {"stream": 7}},
+ {"ph": "X", "cat": "kernel", "name": "k4", "pid": 0, "tid": 7, "ts":1712195495506223, "dur": 1,
+  "args": {"stream": 7}},
+ {"ph": "X", "cat": "kernel", "name": "k5", "pid": 0, "tid": 7, "ts" :  1712195495506224.3, "dur": 0.125,
+  "args": {"stream": 7}},
+ {"ph": "X", "cat": "kernel", "name": "k6", "pid": 0, "tid": 7, "ts": 1712195495506225.1e0, "dur": 1,
+  "args": {"stream": 7}},
+ {"ph": "X", "cat": "kernel", "name": "k7", "pid": 0, "tid": 7, "ts": "1712195495506226.12\\u0033", "dur": 1,
+  "args": {"stream": 7}}
+]}"""
+# written by hand from the text above: µs digits × 1000
+EXACT_NS = [("k1", 1712195495506220329, 2272),
+            ("k2", 1712195495506221001, 1000),    # a nested "ts" key before the event's own
+            ("k3", 1712195495506222123, 1000),    # a JSON string
+            ("k4", 1712195495506223000, 1000),    # an integer
+            ("k5", 1712195495506224300, 125),     # blanks around the colon, one decimal
+            ("k6", 1712195495506225100, 1000),    # exponent notation: DECIMAL parse of the raw text
+            ("k7", 1712195495506226123, 1000)]    # a JSON string with an escape (\u0033 is "3")
+
+
+@pytest.mark.parametrize("kind", ["plain", "gzip", "array"])
+def test_number_ts_beyond_a_double_keep_their_digits(tmp_path, kind):
+    assert float("1712195495506220.329") * 1000 != 1712195495506220329   # the test can fail
+    if kind == "array":       # a top-level array (trace_view.json's form): the same event reader
+        text, f = EXACT_TEXT[EXACT_TEXT.index("["):EXACT_TEXT.rindex("]") + 1], tmp_path / "trace_view.json"
+    else:
+        text, f = EXACT_TEXT, tmp_path / ("w.pt.trace.json.gz" if kind == "gzip" else "w.pt.trace.json")
+    with (gzip.open(f, "wt") if kind == "gzip" else open(f, "w")) as g:
+        g.write(text)
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, f)
+    assert rows(db, "SELECT name, ts_ns, dur_ns FROM event ORDER BY name") == EXACT_NS
+
+
+def test_hta_ns_resolution_trace_keeps_its_ns(tmp_path):
+    """The HTA ns-resolution trace writes epoch µs with 3 decimals as JSON numbers. Expected: the
+    first kernel's ts text in the file (1712195495505582.988, read by hand with zcat | grep) and
+    every kernel's ts / dur text parsed as Decimal by Python's json module."""
+    from decimal import Decimal
+    src = CORPUS / "hta/tests/data/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, src)
+    got = rows(db, "SELECT ts_ns, dur_ns FROM kernel WHERE copy_kind IS NULL ORDER BY ts_ns")
+    assert got[0] == (1712195495505582988, 4928)
+    doc = json.load(gzip.open(src, "rt"), parse_float=Decimal)
+    want = sorted((int(Decimal(e["ts"]) * 1000), int(Decimal(e["dur"]) * 1000)) for e in doc["traceEvents"]
+                  if e.get("cat") == "kernel" and e.get("ph") == "X")
+    assert got == want
+    # and not one ts of the whole file through a float: every event's ns equal its text's
+    evs = sorted(int(Decimal(e["ts"]) * 1000) for e in doc["traceEvents"] if "ts" in e)
+    assert [t for (t,) in rows(db, "SELECT ts_ns FROM event WHERE ts_ns IS NOT NULL ORDER BY ts_ns")] == evs

@@ -4,8 +4,19 @@ Shared by the three Chrome-trace readers. DuckDB's C++ JSON reader parses the ev
 straight into ``event`` (one streaming INSERT, memory bounded by DuckDB's memory_limit), large
 arrays as parallel slices. Process and thread names from the metadata ("M") events are joined
 on in the INSERT when a byte scan found them first, else set from the inserted rows. ``ts`` /
-``dur`` are read as text and converted to integer ns exactly (:mod:`tracedb.timeconv`); values
+``dur`` are converted to integer ns from their text, exactly (:mod:`tracedb.timeconv`); values
 beyond ±2^62 ns (year 2116) become NULL, so that ts + dur always fits in BIGINT.
+
+A JSON *number* is parsed to a double by DuckDB's JSON parser before any column type applies
+(``read_json(columns={ts: 'VARCHAR'})`` hands over the double printed again): epoch µs with 3
+decimals (``1712195495506220.328``, 19 digits) come back as ``1712195495506220.2``. So each
+event is read as its raw text (``read_json_objects``), the columns are taken from it with one
+``json_transform``, and ``ts`` is cut out of the raw text (:data:`TS_RAW`). The raw digits are
+used where their value equals the parsed double (so a nested ``"ts"`` key met first, say in
+``args``, is never taken for the event's own); otherwise the parsed text is. ``dur`` keeps the
+parsed text: a double prints any decimal of up to 15 significant digits exactly (durations up
+to 11.5 days with 3 decimals). Measured: reading the raw text costs the same CPU as
+``read_json`` with typed columns (bench/RESULTS.md).
 """
 from __future__ import annotations
 
@@ -20,10 +31,44 @@ from ..sources.file import SourceFile
 from ..sources.jsonsource import SplitArray, split_parts
 from ..sources.paths import literal_path
 
-# args is read as VARCHAR: DuckDB hands the object over as its JSON text (cheaper than reading
-# JSON and casting).
-READ_COLUMNS = ("{ph: 'VARCHAR', name: 'VARCHAR', cat: 'VARCHAR', pid: 'VARCHAR', tid: 'VARCHAR', "
-                "ts: 'VARCHAR', dur: 'VARCHAR', id: 'VARCHAR', bp: 'VARCHAR', args: 'VARCHAR'}")
+# the columns taken from each event; args as VARCHAR: DuckDB hands the object over as its JSON
+# text (cheaper than reading JSON and casting); ts as JSON, so that a string ("…") is told from
+# a number.
+TRANSFORM = ('{"ph": "VARCHAR", "name": "VARCHAR", "cat": "VARCHAR", "pid": "VARCHAR", "tid": "VARCHAR", '
+             '"ts": "JSON", "dur": "VARCHAR", "id": "VARCHAR", "bp": "VARCHAR", "args": "VARCHAR"}')
+# the number after a "ts" key in an event's raw JSON text (RE2). A JSON string cannot hold an
+# unescaped '"ts"' followed by ':', so a match is a key (maybe a nested one: _ts_text checks).
+TS_RAW = r'"ts"\s*:\s*(-?[0-9][0-9.eE+-]*)'
+
+
+def _ts_text() -> str:
+    """SQL over ``raw`` (an event's raw text) and ``r.ts`` (its parsed ts as JSON text): the
+    ts text to convert.
+
+    - a JSON string: its content, as written;
+    - an integer, or a number below 1e12 µs printed in at most 16 characters: the parsed
+      number printed again is the text (the parser keeps integers as int64; a decimal of at
+      most 15 significant digits survives a double, and one with at most 3 decimals below
+      1e12 has at most 15);
+    - else (epoch µs with decimals): the raw digits of the first "ts" key that denote the same
+      double as the parsed value (the first key, or when that is a nested one, the first that
+      matches), else the parsed text.
+
+    Only the last case runs the regular expression: it costs ~0.35 CPU s per 100 MB, the other
+    cases cost what ``read_json`` does (bench/RESULTS.md)."""
+    ts = "CAST(r.ts AS VARCHAR)"
+    first = f"regexp_extract(raw, '{TS_RAW}', 1)"
+    same = f"TRY_CAST({ts} AS DOUBLE)"
+    every = (f"list_filter(regexp_extract_all(raw, '{TS_RAW}', 1), "
+             f"lambda x: TRY_CAST(x AS DOUBLE) = {same})[1]")
+    return (f"CASE WHEN starts_with({ts}, '\"') THEN "
+            f"CASE WHEN contains({ts}, '\\') THEN json_extract_string(r.ts, '$') ELSE ({ts})[2:-2] END "
+            f"WHEN NOT (contains({ts}, '.') OR contains({ts}, 'e') OR contains({ts}, 'E')) THEN {ts} "
+            f"WHEN length({ts}) <= 16 AND abs({same}) < 1e12 THEN {ts} "
+            f"WHEN TRY_CAST({first} AS DOUBLE) = {same} THEN {first} "
+            f"ELSE coalesce({every}, {ts}) END")
+
+
 NAMES_P = "_tracedb_process_names"
 NAMES_T = "_tracedb_thread_names"
 
@@ -66,9 +111,11 @@ def _insert_sql(base_ns: int) -> str:
     return f"""
         INSERT INTO event
         SELECT ?, ?, ?, r.ph, r.name, r.cat, r.pid, r.tid, p.process_name, t.thread_name,
-               {ns_in_range(f"{json_us_to_ns('r.ts')} + {int(base_ns)}")}, {ns_in_range(json_us_to_ns('r.dur'))},
+               {ns_in_range(f"{json_us_to_ns('ts_text')} + {int(base_ns)}")}, {ns_in_range(json_us_to_ns('r.dur'))},
                r.id, r.bp, r.args
-        FROM read_json(?, format = 'array', columns = {READ_COLUMNS}, maximum_object_size = {MAX_OBJECT}) AS r
+        FROM (SELECT r.* EXCLUDE (ts), {_ts_text()} AS ts_text
+              FROM (SELECT json_transform(json, '{TRANSFORM}') AS r, json AS raw
+                    FROM read_json_objects(?, format = 'array', maximum_object_size = {MAX_OBJECT}))) AS r
         LEFT JOIN {NAMES_P} AS p ON p.pid = r.pid
         LEFT JOIN {NAMES_T} AS t ON t.pid = r.pid AND t.tid = r.tid
     """

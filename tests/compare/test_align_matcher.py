@@ -1,0 +1,63 @@
+"""The alignment's sequence matcher gives difflib's matching blocks (msprof-analyze runs
+``difflib.SequenceMatcher(None, a, b, autojunk=False)``; tracedb must align the same pairs).
+
+Each case is checked against difflib itself, with the fast search forced on every window
+(``SMALL = 0``) and with the default threshold.
+"""
+from __future__ import annotations
+
+import random
+from difflib import SequenceMatcher
+
+import pytest
+
+from tracedb.compare import _Matcher
+
+
+def blocks(a, b, small=None, monkeypatch=None):
+    if small is not None:
+        monkeypatch.setattr(_Matcher, "SMALL", small)
+    return _Matcher(a, b).get_matching_blocks()
+
+
+def reference(a, b):
+    return SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
+
+
+def cases():
+    rnd = random.Random(7)
+    names = [f"aten::op{k}" for k in range(18)]
+    yield [], []
+    yield ["x"], []
+    yield ["a", "b", "c"], ["a", "b", "c"]
+    yield list("abcabcabc"), list("cbacbacba")
+    yield list("aaaaaaaab"), list("baaaaaaaa")            # ties: the first in a, then first in b
+    yield list("abab" * 30), list("baba" * 30)
+    for n, m, k in ((300, 280, 18), (500, 500, 3), (200, 600, 2), (400, 400, 50)):
+        a = [rnd.choice(names[:k]) for _ in range(n)]
+        yield a, [rnd.choice(names[:k]) for _ in range(m)]
+        b = list(a)                                        # a near-copy: long blocks, a few edits
+        for _ in range(10):
+            pos = rnd.randrange(len(b))
+            if rnd.random() < 0.5:
+                del b[pos]
+            else:
+                b.insert(pos, rnd.choice(names))
+        yield a, b
+
+
+@pytest.mark.parametrize("small", [0, None])
+def test_same_blocks_as_difflib(small, monkeypatch):
+    for a, b in cases():
+        got = blocks(a, b, small, monkeypatch) if small is not None else _Matcher(a, b).get_matching_blocks()
+        assert got == reference(a, b), (a[:20], b[:20])
+
+
+def test_hash_collision_falls_back_to_difflib(monkeypatch):
+    """A block whose items differ though its hashes agreed is not returned: the window is
+    scanned by difflib instead."""
+    monkeypatch.setattr(_Matcher, "SMALL", 0)
+    a, b = list("abcdefgh"), list("xbcdyfgz")
+    m = _Matcher(a, b)
+    monkeypatch.setattr(m, "_keys", lambda h, lo, hi, length: __import__("numpy").zeros(hi - length + 1 - lo, "int64"))
+    assert m.get_matching_blocks() == reference(a, b)
