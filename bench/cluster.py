@@ -3,9 +3,11 @@
 
 Generates N synthetic ranks with ../shared/bench/gen_traces.py (one set per N: the generator's
 communication groups depend on N) into --data (never into git; skipped when already there),
-ingests each set as one run into a fresh database (`tracedb ingest FOLDER`, its own process under
-/usr/bin/time) and runs every cross-rank view as `tracedb query VIEW --format csv` (its own
-process: start-up included, rows rendered and thrown away).
+ingests each set as one run into a fresh database (`tracedb ingest FOLDER`, its own process) and
+runs every cross-rank view as `tracedb query VIEW --format csv` (its own process: start-up
+included, rows rendered and thrown away). CPU seconds are the children's rusage (worker
+processes of `--jobs N` included); peak RSS is the peak of the SUM over the command's process
+tree, sampled every 0.1 s from /proc (with `--jobs N` the main process and its workers together).
 
     python bench/cluster.py --ranks 8 32 64 128 --data /work/benchdata/cluster \\
         --steps 10 --events-per-step 21000        # ≈ 42 MB per rank (trace_view + kernel_details)
@@ -16,9 +18,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,15 +31,47 @@ VIEWS = ["step_breakdown", "slow_rank", "comm_wait_cross_rank", "slow_link", "co
          "comm_matrix_summary", "comm_bandwidth", "comm_op", "comm_op_check"]
 
 
+def _tree_rss(root: int) -> int:
+    """Resident bytes of ``root`` and every descendant (from /proc)."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(d))
+            rss[int(d)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            continue
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo += children.get(pid, [])
+    return total
+
+
 def timed(cmd: list[str]) -> tuple[float, float, float]:
-    """(wall s, CPU s = user + system, peak RSS MiB) of cmd, stdout thrown away. On a shared,
-    overloaded machine the CPU seconds are the steadier figure."""
-    res = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", *cmd], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True, cwd=ROOT)
-    if res.returncode != 0:
-        raise SystemExit(f"failed: {' '.join(cmd)}\n{res.stderr[-2000:]}")
-    wall, user, system, rss = res.stderr.strip().splitlines()[-1].split()
-    return float(wall), float(user) + float(system), int(rss) / 1024
+    """(wall s, CPU s = user + system of the process and its children, peak RSS MiB of the
+    process tree's sum) of cmd, stdout thrown away. On a shared, overloaded machine the CPU
+    seconds are the steadier figure."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT)
+        peak = 0
+        while proc.poll() is None:
+            peak = max(peak, _tree_rss(proc.pid))
+            time.sleep(0.1)
+        wall = time.monotonic() - t0
+        if proc.returncode != 0:
+            err.seek(0)
+            raise SystemExit(f"failed: {' '.join(cmd)}\n{err.read().decode()[-2000:]}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, peak / 2**20
 
 
 def generate(folder: Path, ranks: int, steps: int, eps: int) -> Path:
@@ -54,7 +90,7 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--events-per-step", type=int, default=21000)
     ap.add_argument("--db-dir", default=None, help="folder for the databases (default: a temporary one)")
-    ap.add_argument("--ingest-args", default="", help="extra tracedb ingest options, e.g. '--threads 2'")
+    ap.add_argument("--ingest-args", default="", help="extra tracedb ingest options, e.g. '--jobs 2'")
     args = ap.parse_args()
     py = [sys.executable, "-m", "tracedb.cli"]
     print("| ranks | GB | ingest wall s | ingest CPU s | MB/s (wall) | MB/s (CPU) | ingest peak RSS MiB | db MiB | "

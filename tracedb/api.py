@@ -184,7 +184,8 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
            role: str | None = None, replace: bool = False, run_per_path: bool = False,
            allow_mixed_platforms: bool = False, progress: Callable[[str], None] = lambda s: None, bar=None,
            threads: int | None = None, memory_limit: str | None = DEFAULT_INGEST_MEMORY,
-           step_range_pattern: str | None = None, storage_version: str | None = None) -> IngestReport:
+           step_range_pattern: str | None = None, storage_version: str | None = None,
+           jobs: int | None = None) -> IngestReport:
     """Ingest profiler output into the database (created if missing) in one transaction.
 
     Args:
@@ -208,6 +209,8 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
             ``^ProfilerStep#(\\d+)$``.
         storage_version: DuckDB storage version of a database file this call creates
             (default :data:`tracedb.db.STORAGE_VERSION`; see README "Opening the file elsewhere").
+        jobs: worker processes for the new ranks of a run, each with ``memory_limit / jobs``
+            (see :mod:`tracedb.ingest.staging`; default :func:`tracedb.ingest.default_jobs`).
 
     Returns:
         IngestReport.
@@ -227,7 +230,7 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
         try:
             report = _ingest(con, list(paths), run=run, role=role, replace=replace, run_per_path=run_per_path,
                              allow_mixed_platforms=allow_mixed_platforms, progress=progress, bar=bar,
-                             step_range_pattern=step_range_pattern)
+                             step_range_pattern=step_range_pattern, jobs=jobs)
             committed = True        # from here on a failure must not remove the file
             if role is not None or (report.files_ingested and con.execute(
                     "SELECT count(*) FROM run WHERE role IS NOT NULL AND run_name IN (SELECT unnest(?::VARCHAR[]))",

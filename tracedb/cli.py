@@ -269,6 +269,11 @@ def ingest(
     memory_limit: str = typer.Option(api.DEFAULT_INGEST_MEMORY, "--memory-limit",
                                      help="DuckDB memory limit; peak RSS stays about 100 MB above it."),
     threads: Optional[int] = typer.Option(None, "--threads", help="DuckDB threads (default: all cores)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j",
+                                       help="Worker processes for the new ranks of a folder; each gets "
+                                            "--memory-limit / N and --threads / N, so memory stays bounded "
+                                            "by --memory-limit whatever the number of ranks. 1: one rank "
+                                            "after another. Default: one per two cores."),
     step_range_pattern: Optional[str] = typer.Option(
         None, "--step-range-pattern", help="Nsight exports: NVTX ranges whose text matches this regular expression "
                                            "(RE2) are steps; group 1 is the step number, else their order. "
@@ -297,7 +302,7 @@ def ingest(
     report = api.ingest(paths, db=db, run=run, role=role.value if role else None, replace=replace,
                         run_per_path=run_per_path, allow_mixed_platforms=allow_mixed_platforms,
                         progress=say, bar=bar, memory_limit=memory_limit, threads=threads,
-                        step_range_pattern=step_range_pattern, storage_version=storage_version)
+                        step_range_pattern=step_range_pattern, storage_version=storage_version, jobs=jobs)
     rows = ", ".join(f"{n:,} {t}" for t, n in sorted(report.rows.items())) or "no new rows"
     say(f"ingested {len(report.files_ingested)} file(s), skipped {len(report.files_skipped)}: {rows} "
         f"into run(s) {', '.join(report.runs)} in {report.seconds:.1f} s")

@@ -17,7 +17,9 @@ Requires the optional extra ``pip install 'tracedb[spark]'`` (pyspark, a Java 17
 """
 from __future__ import annotations
 
+import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,6 +91,8 @@ def session(app: str = "tracedb"):
         from pyspark.sql import SparkSession
     except ImportError as e:
         raise TracedbError("pyspark is not installed.", hint="pip install 'tracedb[spark]' (needs Java 17+).") from e
+    # Python tasks (tracedb.spark.ingest) run in this interpreter, which has duckdb and tracedb
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     return (SparkSession.builder.master("local[2]").appName(app)
             .config("spark.sql.session.timeZone", "UTC")
             .config("spark.ui.enabled", "false")
@@ -160,3 +164,10 @@ def register(spark, parquet_dir: str | Path) -> SparkLibrary:
         except Exception as e:   # noqa: BLE001 — pyspark raises several unrelated types
             lib.failed[name] = f"spark: {str(e).splitlines()[0]}"
     return lib
+
+
+def ingest(spark, paths, out_dir, **kw):
+    """Scale-out ingest: :func:`tracedb.spark_ingest.ingest` (ranks distributed over the
+    executors, written as a ``tracedb export --parquet`` folder that :func:`register` reads)."""
+    from .spark_ingest import ingest as _ingest
+    return _ingest(spark, paths, out_dir, **kw)

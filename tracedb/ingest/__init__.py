@@ -20,7 +20,7 @@ from .. import registry
 from ..errors import InputError, TracedbError
 from ..progress import Bar
 from ..schema import apply_schema
-from . import derive
+from . import derive, staging
 from .catalog import ROLES, Catalog, rank_origin
 from .detect import RankInput, detect
 from .metadata import write_kineto_devices
@@ -81,9 +81,17 @@ class _Command:
     """One attempt at an ingest command inside its transaction."""
 
     def __init__(self, con, catalog: Catalog, report: IngestReport, say: Callable[[str], None],
-                 bar: Bar | None, split: bool, step_range_pattern: str | None = None):
+                 bar: Bar | None, split: bool, step_range_pattern: str | None = None, jobs: int = 1):
         self.con, self.catalog, self.report, self.say, self.bar, self.split = con, catalog, report, say, bar, split
         self.step_range_pattern = step_range_pattern
+        self.jobs = jobs
+        self.staging_folder: Path | None = None
+        self.attached: list[str] = []
+
+    def cleanup(self) -> None:
+        """Detach and remove the staging files (after COMMIT or ROLLBACK)."""
+        staging.cleanup(self.con, self.attached, self.staging_folder)
+        self.attached, self.staging_folder = [], None
 
     def run(self, plan: _Plan, role: str | None, allow_mixed: bool) -> set[tuple[int, int]]:
         platforms = {u.platform for u in plan.ranks}
@@ -97,11 +105,61 @@ class _Command:
         if plan.run not in self.report.runs:
             self.report.runs.append(plan.run)
         touched = set()
+        parallel = self.parallel_units(run_id, plan.ranks)
+        if parallel:
+            touched |= self.run_parallel(run_id, plan.run, parallel)
+        done = {id(u) for u in parallel}
         for unit in plan.ranks:
+            if id(unit) in done:
+                continue
             if self.rank(run_id, plan.run, unit) or (run_id, unit.rank) in self.catalog.dropped_ranks:
                 # derived right after its files: the staging rows of a rank go with its derive
                 self.derive(run_id, unit)
                 touched.add((run_id, unit.rank))
+        return touched
+
+    def parallel_units(self, run_id: int, units: list[RankInput]) -> list[RankInput]:
+        """The ranks that go to staging workers (see :mod:`tracedb.ingest.staging`): with
+        ``jobs`` > 1 and at least two of them, the ranks this run does not hold yet whose rank
+        number is known before reading (not Kineto traces)."""
+        if self.jobs <= 1 or self.catalog.replace:
+            return []
+        held = self.catalog.taken_ranks(run_id) | {r for (r,) in self.con.execute(
+            "SELECT DISTINCT rank FROM source_file WHERE run_id = ? AND rank IS NOT NULL", [run_id]).fetchall()}
+        units = [u for u in units if u.rank is not None and u.layout != "kineto" and "kineto" not in u.files
+                 and u.rank not in held]
+        return units if len(units) >= 2 else []
+
+    def run_parallel(self, run_id: int, run_name: str, units: list[RankInput]) -> set[tuple[int, int]]:
+        """Ingest new ranks in worker processes, then publish their staging files here."""
+        if self.staging_folder is None:
+            self.staging_folder = staging.staging_dir(self.con)
+        folder = self.staging_folder
+        threads, memory = staging.worker_settings(self.con, self.jobs)
+        run_row = tuple(self.con.execute("SELECT run_id, run_name, role, platform, source_path, ingested_at "
+                                         "FROM run WHERE run_id = ?", [run_id]).fetchone())
+        rules = folder / f"rules_{run_id}.parquet"
+        self.con.execute(f"COPY kernel_class_rule TO '{str(rules).replace(chr(39), chr(39) * 2)}' (FORMAT parquet)")
+        floor = self.con.execute("SELECT coalesce(max(file_id), 0) FROM source_file").fetchone()[0]
+        jobs = []
+        for unit in units:
+            jobs.append(staging.StagingJob(str(folder / f"run{run_id}_rank{unit.rank}.duckdb"), run_id, run_name,
+                                           run_row, unit, floor, str(rules), threads, memory,
+                                           self.step_range_pattern))
+            floor += len(_files(unit))
+        self.say(f"run {run_name}: {len(units)} new ranks in {min(self.jobs, len(units))} worker processes "
+                 f"({threads} thread(s), memory limit {memory} each)")
+        results = staging.run_workers(jobs, self.jobs, on_done=lambda r: [self.say(m) for m in r.messages])
+        self.attached += staging.publish(self.con, results)
+        touched = set()
+        for unit, r in zip(units, results):
+            unit.rank = r.rank
+            self.report.files_ingested += r.files_ingested
+            self.report.files_skipped += r.files_skipped
+            for table, n in r.rows.items():
+                self.report.add(table, n)
+            if r.new:
+                touched.add((run_id, r.rank))
         return touched
 
     def rank(self, run_id: int, run_name: str, unit: RankInput) -> bool:
@@ -174,6 +232,16 @@ class _Command:
         return n
 
 
+def default_jobs() -> int:
+    """Worker processes of an ingest when ``jobs`` is not given: one per two cores.
+
+    One rank's reader already keeps two threads busy (DuckDB parses a large trace in slices),
+    and a worker pays for the copy into the database at publish (+44 % CPU for 8 ranks of
+    42 MB): on 2 cores, 2 workers took 1.19x the wall time of 1 (bench/RESULTS.md), so 2 cores
+    get 1 worker, i.e. the ranks one after another in this process."""
+    return max(1, (os.cpu_count() or 1) // 2)
+
+
 def _derived_rows(con, ranks: set[tuple[int, int]], report: IngestReport) -> None:
     """Rows of the derived tables of the ranks this command rebuilt."""
     if not ranks:
@@ -197,7 +265,7 @@ def _checkpoint(con, progress: Callable[[str], None]) -> None:
 def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str | None = None,
            role: str | None = None, replace: bool = False, run_per_path: bool = False,
            allow_mixed_platforms: bool = False, progress: Callable[[str], None] = lambda s: None,
-           bar: Bar | None = None, step_range_pattern: str | None = None) -> IngestReport:
+           bar: Bar | None = None, step_range_pattern: str | None = None, jobs: int | None = None) -> IngestReport:
     """Ingest PATHs into the database in one transaction and install the view library.
 
     Args:
@@ -212,6 +280,9 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
         bar: called with (file name, percent parsed) while a trace is parsed (a terminal bar).
         step_range_pattern: regular expression (RE2) for the Nsight NVTX ranges that mark steps
             (group 1 = step number); default ``^ProfilerStep#(\\d+)$``.
+        jobs: worker processes for the new ranks of a run (default :func:`default_jobs`); each
+            gets ``memory_limit / jobs`` and ``threads / jobs`` of the connection's settings;
+            1 reads every rank in this process, one after another.
 
     Returns:
         IngestReport (runs, files ingested/skipped, rows per table, seconds).
@@ -224,15 +295,17 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
     if run is not None and run_per_path and len(paths) > 1:
         raise TracedbError("--run names one run; --run-per-path makes one run per PATH: pass one of them.")
     t0 = time.perf_counter()
+    jobs = default_jobs() if jobs is None else max(1, int(jobs))
     for split in (True, False):
         report = IngestReport()
         plans = plan_runs(paths, run, run_per_path)
         con.execute("BEGIN TRANSACTION")
         catalog = Catalog(con, replace=replace, say=progress)
+        command = None
         try:
             apply_schema(con)
             derive.install_session(con)
-            command = _Command(con, catalog, report, progress, bar, split, step_range_pattern)
+            command = _Command(con, catalog, report, progress, bar, split, step_range_pattern, jobs)
             touched = set()
             for plan in plans:
                 touched |= command.run(plan, role, allow_mixed_platforms)
@@ -253,6 +326,8 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
             raise
         finally:
             catalog.close()
+            if command is not None:
+                command.cleanup()
     _checkpoint(con, progress)
     report.seconds = time.perf_counter() - t0
     return report

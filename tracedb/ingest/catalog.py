@@ -63,8 +63,11 @@ class Claim:
 class Catalog:
     """Catalog rows of one ingest command (inside its transaction)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, *, replace: bool, say: Callable[[str], None]):
+    def __init__(self, con: duckdb.DuckDBPyConnection, *, replace: bool, say: Callable[[str], None],
+                 file_id_floor: int = 0):
         self.con = con
+        # a staging worker's file_ids start above the range the main process gave its rank
+        self.file_id_floor = file_id_floor
         self.replace = replace
         self.say = say
         self.skipped: list[str] = []
@@ -168,7 +171,8 @@ class Catalog:
                 return None
         else:
             sha = self.hasher.submit(sha256_of, path)
-        file_id = self.con.execute("SELECT coalesce(max(file_id), 0) + 1 FROM source_file").fetchone()[0]
+        file_id = self.con.execute("SELECT greatest(coalesce(max(file_id), 0), ?) + 1 FROM source_file",
+                                   [self.file_id_floor]).fetchone()[0]
         if rank is not None:
             self.settle(run_id, rank, fmt, path)
         return Claim(file_id, sha)
