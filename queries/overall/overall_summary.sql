@@ -18,7 +18,8 @@
 --            Free Time = E2E −
 --            Computing − Uncovered; its SDMA row = copies outside computing and communication, Free
 --            = the rest. Mem Usage: max Total Reserved (size_bytes). The group label is
---            "Group <g> Communication" (trace thread name).
+--            "Group <g> Communication" (trace thread name), "{pg_name}: Group <g> Communication"
+--            where profiler_metadata.json names the group (tracedb_internal.comm_group_label).
 -- Units:     *_ns integer nanoseconds; *_count kernels; size_bytes bytes; ratio_of_e2e = dur_ns /
 --            E2E of the rank (0–1).
 CREATE OR REPLACE VIEW overall_summary AS
@@ -50,6 +51,13 @@ grp AS (
         ON c.run_id = i.run_id AND c.rank = i.rank
     WHERE i.kind IN ('group', 'wait')
     GROUP BY i.run_id, i.rank, i.group_name
+),
+grp_label AS (
+    -- "{pg_name}: Group <g> Communication" where profiler_metadata.json names the group
+    SELECT g.*, coalesce(l.label, 'Group ' || g.group_name || ' Communication') AS label
+    FROM grp AS g
+    LEFT JOIN tracedb_internal.comm_group_label AS l
+        ON l.run_id = g.run_id AND l.rank = g.rank AND l.group_name = g.group_name
 ),
 pair AS (
     -- Uncovered Communication Overlapped of two groups: |A \ C| + |B \ C| − |(A ∪ B) \ C|
@@ -140,16 +148,16 @@ metric_row AS (
     SELECT run_id, rank, 'Uncovered Communication Time', NULL, busy_ns - computing_ns, NULL, NULL, '2'
     FROM cap
     UNION ALL
-    SELECT run_id, rank, 'Group ' || group_name || ' Communication', 'Uncovered Communication Time', uncovered_ns,
+    SELECT run_id, rank, label, 'Uncovered Communication Time', uncovered_ns,
            NULL, NULL, '2.' || group_name
-    FROM grp
+    FROM grp_label
     UNION ALL
-    SELECT run_id, rank, 'Wait', 'Group ' || group_name || ' Communication', wait_ns, NULL, NULL, '2.' || group_name || '.1'
-    FROM grp
+    SELECT run_id, rank, 'Wait', label, wait_ns, NULL, NULL, '2.' || group_name || '.1'
+    FROM grp_label
     UNION ALL
-    SELECT run_id, rank, 'Transmit', 'Group ' || group_name || ' Communication', uncovered_ns - wait_ns, NULL, NULL,
+    SELECT run_id, rank, 'Transmit', label, uncovered_ns - wait_ns, NULL, NULL,
            '2.' || group_name || '.2'
-    FROM grp
+    FROM grp_label
     UNION ALL
     SELECT run_id, rank, 'Uncovered Communication Overlapped', 'Uncovered Communication Time', sum(overlapped_ns),
            NULL, NULL, '2.~'
