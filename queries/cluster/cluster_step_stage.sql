@@ -8,7 +8,7 @@
 --            stage, each column on its own (the maxima may come from different ranks); its Index
 --            is the stage's ranks, "(0, 1)". Ranks in no stage have no stage row here
 --            (msprof-analyze gathers them into one "()" row).
--- Units:     *_ns integer nanoseconds.
+-- Units:     *_ns integer nanoseconds; *_count ranks.
 CREATE OR REPLACE VIEW cluster_step_stage AS
 SELECT
     run_name::VARCHAR                                                      AS run_name,                                         -- run name

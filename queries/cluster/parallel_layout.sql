@@ -17,7 +17,7 @@
 --            (groups sharing a rank). Components are found by 8 rounds of smallest-rank
 --            propagation: ranks more than 8 shared groups apart would stay apart. No stages
 --            without a pp-named p2p group (msprof-analyze writes no stage rows then).
--- Units:     *_index 0-based positions; stage_ranks text.
+-- Units:     *_index 0-based positions; *_count ranks; *_ranks text.
 CREATE OR REPLACE VIEW parallel_layout AS
 WITH first_args AS (
     SELECT
@@ -111,10 +111,7 @@ SELECT
     st.stage_index::INTEGER                                               AS stage_index,       -- stage by the communication groups, 0-based in order of the stages' first ranks; NULL when the rank is in no stage
     st.stage_ranks::VARCHAR                                               AS stage_ranks,       -- ranks of that stage as msprof-analyze prints its stage Index, e.g. "(0, 1)"
     st.stage_rank_count::BIGINT                                           AS stage_rank_count,  -- ranks in the stage
-    pl.pipeline_ranks::VARCHAR                                            AS pipeline_ranks,    -- ranks joined by pp p2p groups with this one, e.g. "(0, 2)"; NULL without them
-    a.tp::INTEGER                                                         AS tp_size,           -- tensor_model_parallel_size used
-    a.pp::INTEGER                                                         AS pp_size,           -- pipeline_model_parallel_size used
-    a.dp::INTEGER                                                         AS dp_size            -- data_parallel_size used
+    pl.pipeline_ranks::VARCHAR                                            AS pipeline_ranks     -- ranks joined by pp p2p groups with this one, e.g. "(0, 2)"; NULL without them
 FROM rank AS k
 JOIN run AS r
     ON r.run_id = k.run_id
