@@ -63,3 +63,31 @@ def test_step_breakdown_and_op_diff_on_spark_equal_duckdb(tmp_path):
                 assert len(g) == len(w) and all(_same(x, y) for x, y in zip(g, w)), (view, repr(g), repr(w))
     finally:
         spark.stop()
+
+
+@pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs a Java runtime")
+def test_cluster_views_on_spark_equal_duckdb(tmp_path):
+    """The pipeline-parallel corpus folder (ranks without a trace, stages from the communication
+    groups): parallel_layout, cluster_step, cluster_step_stage, slow_rank, comm_op, comm_bandwidth."""
+    from typer.testing import CliRunner
+
+    from conftest import corpus_path
+    from tracedb.spark import register, session
+
+    db = tmp_path / "t.duckdb"
+    ingest_paths(db, corpus_path("msinsight/test/st/level2"))
+    out = tmp_path / "pq"
+    res = CliRunner().invoke(app, ["export", "--parquet", str(out), "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    spark = session("tracedb-test")
+    try:
+        lib = register(spark, out)
+        assert lib.failed == {}
+        for view in ("parallel_layout", "cluster_step", "cluster_step_stage", "slow_rank", "comm_op", "comm_bandwidth"):
+            want = _sorted(rows(db, f"SELECT * FROM {view}"))
+            got = _sorted(spark.sql(f"SELECT * FROM {view}").collect())
+            assert len(got) == len(want) > 0, view
+            for g, w in zip(got, want):
+                assert len(g) == len(w) and all(_same(x, y) for x, y in zip(g, w)), (view, repr(g), repr(w))
+    finally:
+        spark.stop()

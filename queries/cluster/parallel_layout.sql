@@ -14,8 +14,9 @@
 --            Stages: StageInfoAnalysis — p2p groups whose pg_name starts with "pp" are joined
 --            into pipelines (groups sharing a rank); a collective group holding at most one rank
 --            of every pipeline lies inside one stage; a stage = the ranks joined by such groups
---            (groups sharing a rank). Components are found by 8 rounds of smallest-rank
---            propagation: ranks more than 8 shared groups apart would stay apart. No stages
+--            (groups sharing a rank). Components are found by 4 rounds of smallest-rank
+--            propagation: ranks more than 4 shared groups apart would stay apart (a Megatron
+--            stage is at most 3 apart: TP, CP, DP groups). No stages
 --            without a pp-named p2p group (msprof-analyze writes no stage rows then).
 -- Units:     *_index 0-based positions; *_count ranks; *_ranks text.
 CREATE OR REPLACE VIEW parallel_layout AS
@@ -45,16 +46,14 @@ grp AS (
 p2p AS (
     SELECT DISTINCT run_id, group_name, rank FROM grp WHERE comm_kind = 'p2p' AND lower(pg_name) LIKE 'pp%'
 ),
--- pipelines: components of the pp p2p groups
-p0 AS (SELECT DISTINCT run_id, rank, rank AS lab FROM p2p),
-p1 AS (SELECT m.run_id, m.rank, min(g.lab) AS lab FROM p2p AS m JOIN (SELECT x.run_id, x.group_name, min(l.lab) AS lab FROM p2p AS x JOIN p0 AS l ON l.run_id = x.run_id AND l.rank = x.rank GROUP BY x.run_id, x.group_name) AS g ON g.run_id = m.run_id AND g.group_name = m.group_name GROUP BY m.run_id, m.rank),
-p2 AS (SELECT m.run_id, m.rank, min(g.lab) AS lab FROM p2p AS m JOIN (SELECT x.run_id, x.group_name, min(l.lab) AS lab FROM p2p AS x JOIN p1 AS l ON l.run_id = x.run_id AND l.rank = x.rank GROUP BY x.run_id, x.group_name) AS g ON g.run_id = m.run_id AND g.group_name = m.group_name GROUP BY m.run_id, m.rank),
-p3 AS (SELECT m.run_id, m.rank, min(g.lab) AS lab FROM p2p AS m JOIN (SELECT x.run_id, x.group_name, min(l.lab) AS lab FROM p2p AS x JOIN p2 AS l ON l.run_id = x.run_id AND l.rank = x.rank GROUP BY x.run_id, x.group_name) AS g ON g.run_id = m.run_id AND g.group_name = m.group_name GROUP BY m.run_id, m.rank),
-p4 AS (SELECT m.run_id, m.rank, min(g.lab) AS lab FROM p2p AS m JOIN (SELECT x.run_id, x.group_name, min(l.lab) AS lab FROM p2p AS x JOIN p3 AS l ON l.run_id = x.run_id AND l.rank = x.rank GROUP BY x.run_id, x.group_name) AS g ON g.run_id = m.run_id AND g.group_name = m.group_name GROUP BY m.run_id, m.rank),
-p5 AS (SELECT m.run_id, m.rank, min(g.lab) AS lab FROM p2p AS m JOIN (SELECT x.run_id, x.group_name, min(l.lab) AS lab FROM p2p AS x JOIN p4 AS l ON l.run_id = x.run_id AND l.rank = x.rank GROUP BY x.run_id, x.group_name) AS g ON g.run_id = m.run_id AND g.group_name = m.group_name GROUP BY m.run_id, m.rank),
-p6 AS (SELECT m.run_id, m.rank, min(g.lab) AS lab FROM p2p AS m JOIN (SELECT x.run_id, x.group_name, min(l.lab) AS lab FROM p2p AS x JOIN p5 AS l ON l.run_id = x.run_id AND l.rank = x.rank GROUP BY x.run_id, x.group_name) AS g ON g.run_id = m.run_id AND g.group_name = m.group_name GROUP BY m.run_id, m.rank),
-p7 AS (SELECT m.run_id, m.rank, min(g.lab) AS lab FROM p2p AS m JOIN (SELECT x.run_id, x.group_name, min(l.lab) AS lab FROM p2p AS x JOIN p6 AS l ON l.run_id = x.run_id AND l.rank = x.rank GROUP BY x.run_id, x.group_name) AS g ON g.run_id = m.run_id AND g.group_name = m.group_name GROUP BY m.run_id, m.rank),
-p8 AS (SELECT m.run_id, m.rank, min(g.lab) AS lab FROM p2p AS m JOIN (SELECT x.run_id, x.group_name, min(l.lab) AS lab FROM p2p AS x JOIN p7 AS l ON l.run_id = x.run_id AND l.rank = x.rank GROUP BY x.run_id, x.group_name) AS g ON g.run_id = m.run_id AND g.group_name = m.group_name GROUP BY m.run_id, m.rank),
+-- pipelines: components of the pp p2p groups; one round = each rank takes the smallest label of
+-- its groups, each group the smallest label of its members (one scan per round, no self-join)
+pg0 AS (SELECT run_id, group_name, rank, rank AS lab FROM p2p),
+pg1 AS (SELECT run_id, group_name, rank, min(t) OVER (PARTITION BY run_id, group_name) AS lab FROM (SELECT run_id, group_name, rank, min(lab) OVER (PARTITION BY run_id, rank) AS t FROM pg0) AS x),
+pg2 AS (SELECT run_id, group_name, rank, min(t) OVER (PARTITION BY run_id, group_name) AS lab FROM (SELECT run_id, group_name, rank, min(lab) OVER (PARTITION BY run_id, rank) AS t FROM pg1) AS x),
+pg3 AS (SELECT run_id, group_name, rank, min(t) OVER (PARTITION BY run_id, group_name) AS lab FROM (SELECT run_id, group_name, rank, min(lab) OVER (PARTITION BY run_id, rank) AS t FROM pg2) AS x),
+pg4 AS (SELECT run_id, group_name, rank, min(t) OVER (PARTITION BY run_id, group_name) AS lab FROM (SELECT run_id, group_name, rank, min(lab) OVER (PARTITION BY run_id, rank) AS t FROM pg3) AS x),
+p4 AS (SELECT run_id, rank, min(lab) AS lab FROM pg4 GROUP BY run_id, rank),
 coll AS (
     SELECT DISTINCT g.run_id, g.group_name, g.rank
     FROM grp AS g
@@ -66,7 +65,7 @@ invalid AS (
     -- a collective group with two ranks of one pipeline spans stages
     SELECT DISTINCT c.run_id, c.group_name
     FROM coll AS c
-    JOIN p8 AS p
+    JOIN p4 AS p
         ON p.run_id = c.run_id AND p.rank = c.rank
     GROUP BY c.run_id, c.group_name, p.lab
     HAVING count(DISTINCT c.rank) > 1
@@ -78,15 +77,12 @@ valid AS (
         ON i.run_id = c.run_id AND i.group_name = c.group_name
     WHERE i.run_id IS NULL
 ),
-s0 AS (SELECT DISTINCT run_id, rank, rank AS lab FROM valid),
-s1 AS (SELECT m.run_id, m.rank, min(g.lab) AS lab FROM valid AS m JOIN (SELECT x.run_id, x.group_name, min(l.lab) AS lab FROM valid AS x JOIN s0 AS l ON l.run_id = x.run_id AND l.rank = x.rank GROUP BY x.run_id, x.group_name) AS g ON g.run_id = m.run_id AND g.group_name = m.group_name GROUP BY m.run_id, m.rank),
-s2 AS (SELECT m.run_id, m.rank, min(g.lab) AS lab FROM valid AS m JOIN (SELECT x.run_id, x.group_name, min(l.lab) AS lab FROM valid AS x JOIN s1 AS l ON l.run_id = x.run_id AND l.rank = x.rank GROUP BY x.run_id, x.group_name) AS g ON g.run_id = m.run_id AND g.group_name = m.group_name GROUP BY m.run_id, m.rank),
-s3 AS (SELECT m.run_id, m.rank, min(g.lab) AS lab FROM valid AS m JOIN (SELECT x.run_id, x.group_name, min(l.lab) AS lab FROM valid AS x JOIN s2 AS l ON l.run_id = x.run_id AND l.rank = x.rank GROUP BY x.run_id, x.group_name) AS g ON g.run_id = m.run_id AND g.group_name = m.group_name GROUP BY m.run_id, m.rank),
-s4 AS (SELECT m.run_id, m.rank, min(g.lab) AS lab FROM valid AS m JOIN (SELECT x.run_id, x.group_name, min(l.lab) AS lab FROM valid AS x JOIN s3 AS l ON l.run_id = x.run_id AND l.rank = x.rank GROUP BY x.run_id, x.group_name) AS g ON g.run_id = m.run_id AND g.group_name = m.group_name GROUP BY m.run_id, m.rank),
-s5 AS (SELECT m.run_id, m.rank, min(g.lab) AS lab FROM valid AS m JOIN (SELECT x.run_id, x.group_name, min(l.lab) AS lab FROM valid AS x JOIN s4 AS l ON l.run_id = x.run_id AND l.rank = x.rank GROUP BY x.run_id, x.group_name) AS g ON g.run_id = m.run_id AND g.group_name = m.group_name GROUP BY m.run_id, m.rank),
-s6 AS (SELECT m.run_id, m.rank, min(g.lab) AS lab FROM valid AS m JOIN (SELECT x.run_id, x.group_name, min(l.lab) AS lab FROM valid AS x JOIN s5 AS l ON l.run_id = x.run_id AND l.rank = x.rank GROUP BY x.run_id, x.group_name) AS g ON g.run_id = m.run_id AND g.group_name = m.group_name GROUP BY m.run_id, m.rank),
-s7 AS (SELECT m.run_id, m.rank, min(g.lab) AS lab FROM valid AS m JOIN (SELECT x.run_id, x.group_name, min(l.lab) AS lab FROM valid AS x JOIN s6 AS l ON l.run_id = x.run_id AND l.rank = x.rank GROUP BY x.run_id, x.group_name) AS g ON g.run_id = m.run_id AND g.group_name = m.group_name GROUP BY m.run_id, m.rank),
-s8 AS (SELECT m.run_id, m.rank, min(g.lab) AS lab FROM valid AS m JOIN (SELECT x.run_id, x.group_name, min(l.lab) AS lab FROM valid AS x JOIN s7 AS l ON l.run_id = x.run_id AND l.rank = x.rank GROUP BY x.run_id, x.group_name) AS g ON g.run_id = m.run_id AND g.group_name = m.group_name GROUP BY m.run_id, m.rank),
+sg0 AS (SELECT run_id, group_name, rank, rank AS lab FROM valid),
+sg1 AS (SELECT run_id, group_name, rank, min(t) OVER (PARTITION BY run_id, group_name) AS lab FROM (SELECT run_id, group_name, rank, min(lab) OVER (PARTITION BY run_id, rank) AS t FROM sg0) AS x),
+sg2 AS (SELECT run_id, group_name, rank, min(t) OVER (PARTITION BY run_id, group_name) AS lab FROM (SELECT run_id, group_name, rank, min(lab) OVER (PARTITION BY run_id, rank) AS t FROM sg1) AS x),
+sg3 AS (SELECT run_id, group_name, rank, min(t) OVER (PARTITION BY run_id, group_name) AS lab FROM (SELECT run_id, group_name, rank, min(lab) OVER (PARTITION BY run_id, rank) AS t FROM sg2) AS x),
+sg4 AS (SELECT run_id, group_name, rank, min(t) OVER (PARTITION BY run_id, group_name) AS lab FROM (SELECT run_id, group_name, rank, min(lab) OVER (PARTITION BY run_id, rank) AS t FROM sg3) AS x),
+s4 AS (SELECT run_id, rank, min(lab) AS lab FROM sg4 GROUP BY run_id, rank),
 stage AS (
     SELECT
         run_id, lab,
@@ -94,12 +90,12 @@ stage AS (
         '(' || string_agg(CAST(rank AS VARCHAR), ', ' ORDER BY rank)
             || CASE WHEN count(*) = 1 THEN ',' ELSE '' END || ')' AS stage_ranks,
         count(*) AS stage_rank_count
-    FROM s8
+    FROM s4
     GROUP BY run_id, lab
 ),
 pipeline AS (
     SELECT run_id, lab, '(' || string_agg(CAST(rank AS VARCHAR), ', ' ORDER BY rank) || ')' AS pipeline_ranks
-    FROM p8
+    FROM p4
     GROUP BY run_id, lab
 )
 SELECT
@@ -117,11 +113,11 @@ JOIN run AS r
     ON r.run_id = k.run_id
 LEFT JOIN args AS a
     ON a.run_id = k.run_id
-LEFT JOIN s8 AS sr
+LEFT JOIN s4 AS sr
     ON sr.run_id = k.run_id AND sr.rank = k.rank
 LEFT JOIN stage AS st
     ON st.run_id = sr.run_id AND st.lab = sr.lab
-LEFT JOIN p8 AS pr
+LEFT JOIN p4 AS pr
     ON pr.run_id = k.run_id AND pr.rank = k.rank
 LEFT JOIN pipeline AS pl
     ON pl.run_id = pr.run_id AND pl.lab = pr.lab
