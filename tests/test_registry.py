@@ -78,7 +78,8 @@ IDENTIFIERS = {"run_id", "rank", "step", "file_id", "kernel_id", "plane_id", "sr
                "seq", "island", "execution", "order_id", "op_id", "parent_op_id", "module_level", "rule_id", "baseline_rank",
                "comparison_rank", "baseline_op_id", "comparison_op_id",
                "sample", "device_queue_op_id", "empty_queue_op_id",   # data_pipeline_wait: queue sample, pipeline op ids
-               "free_order"}   # free_analysis: 1 = longest free interval of the rank (msprof top_num)
+               "free_order",   # free_analysis: 1 = longest free interval of the rank (msprof top_num)
+               "dp_index", "pp_index", "tp_index", "stage_index"}      # parallel_layout: positions (msprof-analyze "DP Index" ...)
 # Public names older than the suffix rule (public columns are a contract: not renamed).
 UNSUFFIXED = {
     "baseline_calls": "msprof-analyze compare's 'Calls'", "comparison_calls": "as baseline_calls",

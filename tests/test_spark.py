@@ -5,7 +5,8 @@ runs this test. Without pyspark it is skipped with the reason shown by ``-ra``.
 
 One Spark session and one export serve every test (registering the library is the slow part):
 the bundled fixtures (a baseline and a comparison run) and, when ../shared/corpus is beside the
-checkout, a corpus Kineto trace (resnet50) and a corpus Ascend rank (torch_npu Level1 text).
+checkout, a corpus Kineto trace (resnet50), a corpus Ascend rank (torch_npu Level1 text) and
+the corpus pipeline-parallel folder (msinsight/test/st/level2).
 Views are compared row by row: every value equal (doubles to 1e-12 relative), not only counts.
 """
 from __future__ import annotations
@@ -25,6 +26,7 @@ pytestmark = pytest.mark.spark
 
 KINETO = CORPUS / "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"
 ASCEND = CORPUS / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+LEVEL2 = CORPUS / "msinsight/test/st/level2"   # pipeline parallel: ranks without a trace, two stages
 
 
 def _same(a, b) -> bool:
@@ -67,10 +69,11 @@ def on_spark(tmp_path_factory):
     db = tmp / "t.duckdb"
     ingest_paths(db, FIXTURES / "ascend/level1", role="comparison")
     ingest_paths(db, FIXTURES / "kineto", role="baseline")
-    corpus = KINETO.is_file() and ASCEND.is_dir()
+    corpus = KINETO.is_file() and ASCEND.is_dir() and LEVEL2.is_dir()
     if corpus:
         ingest_paths(db, KINETO, run="resnet")
         ingest_paths(db, ASCEND, run="npu")
+        ingest_paths(db, LEVEL2, run="level2")
     out = tmp / "pq"
     res = CliRunner().invoke(app, ["export", "--parquet", str(out), "--db", str(db)])
     assert res.exit_code == 0, res.output
@@ -107,6 +110,14 @@ def test_idle_views_on_spark_equal_duckdb_on_corpus_ranks(on_spark):
         pytest.skip(f"corpus not available under {CORPUS}")
     for view in IDLE_VIEWS:
         for run in ("resnet", "npu"):
-            # the Ascend text rank has no copy rows (its MEMCPY_ASYNC tasks are not read as copies)
-            _assert_equal(spark, db, view, f"WHERE run_name = '{run}'",
-                          nonempty=(view, run) != ("copy_bandwidth", "npu"))
+            _assert_equal(spark, db, view, f"WHERE run_name = '{run}'")
+
+
+def test_cluster_views_on_spark_equal_duckdb(on_spark):
+    """The pipeline-parallel corpus folder (ranks without a trace, stages from the communication
+    groups): parallel_layout, cluster_step, cluster_step_stage, slow_rank, comm_op, comm_bandwidth."""
+    spark, db, corpus = on_spark
+    if not corpus:
+        pytest.skip(f"corpus not available under {CORPUS}")
+    for view in ("parallel_layout", "cluster_step", "cluster_step_stage", "slow_rank", "comm_op", "comm_bandwidth"):
+        _assert_equal(spark, db, view, "WHERE run_name = 'level2'")

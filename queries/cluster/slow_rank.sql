@@ -1,7 +1,9 @@
 -- slow_rank — which rank makes a step slow: each rank's step against the other ranks of the run.
--- Grain:     one row per (run, step, rank) of step_breakdown (runs with steps; a rank without
+-- Grain:     one row per (run, step, rank) of cluster_step (runs with steps; a rank without
 --            step markers is compared as step NULL).
--- Source:    step_breakdown (kernel intervals of kernel_details.csv / trace_view.json / Kineto).
+-- Source:    cluster_step: step_breakdown (kernel intervals of kernel_details.csv /
+--            trace_view.json / Kineto), and for ranks without kernels the profiler's
+--            step_trace_time.csv (column source says which).
 -- Reference: msprof-analyze advisor "slow rank" (analyses.md §6): a category is flagged when
 --            (max − min) across ranks > 5 % of mean(Computing + Communication(Not Overlapped) +
 --            Free); here per rank: (own − fastest rank) / mean > 5 % → msprof_slow_5pct.
@@ -13,9 +15,9 @@
 CREATE OR REPLACE VIEW slow_rank AS
 WITH per_rank AS (
     SELECT
-        run_name, step, rank, e2e_ns, computing_ns, communication_not_overlapped_ns, free_ns,
+        run_name, step, rank, source, e2e_ns, computing_ns, communication_not_overlapped_ns, free_ns,
         computing_ns + communication_not_overlapped_ns + free_ns AS busy_or_free_ns
-    FROM step_breakdown
+    FROM cluster_step
 ),
 stats AS (
     SELECT
@@ -35,7 +37,7 @@ SELECT
     run_name::VARCHAR                                                      AS run_name,                                       -- run name
     step::INTEGER                                                          AS step,                                           -- step number; NULL without steps
     rank::INTEGER                                                          AS rank,                                           -- global rank
-    e2e_ns::BIGINT                                                         AS e2e_ns,                                         -- step time of this rank (step_breakdown.e2e_ns), ns
+    e2e_ns::BIGINT                                                         AS e2e_ns,                                         -- step time of this rank (cluster_step.e2e_ns), ns
     (e2e_ns - fastest_e2e_ns)::BIGINT                                      AS behind_fastest_ns,                              -- step time minus the fastest rank's, ns
     CASE
         WHEN greatest(computing_ns - median_computing_ns,
@@ -62,6 +64,7 @@ SELECT
     (free_ns - median_free_ns)::BIGINT                                     AS free_excess_ns,                                 -- Free minus the ranks' median, ns
     median_e2e_ns::BIGINT                                                  AS median_e2e_ns,                                  -- median step time over the ranks, ns
     mean_e2e_ns::BIGINT                                                    AS mean_e2e_ns,                                    -- mean step time over the ranks, ns
-    rank_count::BIGINT                                                     AS rank_count                                      -- ranks of the run with this step
+    rank_count::BIGINT                                                     AS rank_count,                                     -- ranks of the run with this step
+    source::VARCHAR                                                        AS source                                          -- where this rank's numbers come from (cluster_step.source): recomputed, step_trace_time.csv, ...
 FROM stats
 ORDER BY run_name, step, e2e_ns DESC, rank;

@@ -2,7 +2,11 @@
 -- took and at what bandwidth.
 -- Grain:     one row per (run, rank, step, op execution, transport) for the five transports
 --            HCCS, PCIE, SIO, RDMA, SDMA (zero rows included, as in the file).
--- Source:    link via tracedb_internal.comm_task (trace_view.json HCCL Plane tasks, all planes).
+-- Source:    link via tracedb_internal.comm_task (trace_view.json HCCL Plane tasks, all planes),
+--            source 'recomputed'; for ranks without HCCL tasks (no trace_view.json)
+--            profiler_comm_bandwidth (communication.json "Communication Bandwidth Info" as
+--            written, op_start_ns from its "Start Timestamp(us)"), source 'communication.json'
+--            (or 'analysis.db').
 -- Reference: communication.json "Communication Bandwidth Info" (CANN msprof, analyses.md §4.1):
 --            SDMA copies (Memcpy/Reduce_Inline, transport SDMA, link type ≠ ON_CHIP) are booked
 --            on their link type (HCCS_SW → HCCS; HCCS, PCIE, SIO; any other type only in SDMA);
@@ -54,6 +58,44 @@ per_transport AS (
         AND (p.bucket = t.transport_type
              OR (t.transport_type = 'SDMA' AND p.bucket IN ('HCCS', 'PCIE', 'SIO')))
     GROUP BY o.run_id, o.rank, o.file_id, o.step, o.group_name, o.op_name, o.op_ts_ns, t.transport_type, t.ord
+),
+traced_rank AS (
+    SELECT DISTINCT run_id, rank FROM link WHERE op_name IS NOT NULL AND op_ts_ns IS NOT NULL
+),
+file_bw AS (
+    SELECT p.*, f.format, o.start_ns AS op_start_ns,
+           CASE p.transport_type WHEN 'HCCS' THEN 1 WHEN 'PCIE' THEN 2 WHEN 'SIO' THEN 3 WHEN 'RDMA' THEN 4
+                                 WHEN 'SDMA' THEN 5 ELSE 6 END AS ord,
+           row_number() OVER (PARTITION BY p.run_id, p.rank, p.step, p.op_key, p.transport_type
+                              ORDER BY CASE f.format WHEN 'communication' THEN 0 ELSE 1 END, f.format,
+                                       p.transit_size_bytes, p.transit_ns) AS pick
+    FROM profiler_comm_bandwidth AS p
+    JOIN source_file AS f
+        ON f.file_id = p.file_id
+    LEFT JOIN traced_rank AS t
+        ON t.run_id = p.run_id AND t.rank = p.rank
+    LEFT JOIN profiler_comm_op AS o
+        ON o.file_id = p.file_id AND o.op_key = p.op_key AND o.step IS NOT DISTINCT FROM p.step
+        AND o.comm_kind IS NOT DISTINCT FROM p.comm_kind
+    WHERE NOT p.is_total AND t.run_id IS NULL
+),
+combined AS (
+    SELECT
+        run_id, rank, step, op_name, transport_type,
+        CASE WHEN transit_ns = 0 THEN 0 ELSE round(transit_size_bytes / transit_ns, 4) END AS bandwidth_gbps,
+        transit_size_bytes, transit_ns, packet_count,
+        CASE WHEN packet_count = 0 THEN 0 ELSE round(large_packet_count / packet_count, 4) END AS large_packet_ratio,
+        group_name, op_ts_ns AS op_start_ns, 'recomputed' AS source, ord
+    FROM per_transport
+    UNION ALL
+    SELECT
+        run_id, rank, step, op_name, transport_type,
+        coalesce(bandwidth_gbps, CASE WHEN transit_ns = 0 THEN 0 ELSE round(transit_size_bytes / transit_ns, 4) END),
+        transit_size_bytes, transit_ns, packet_count, large_packet_ratio, group_name, op_start_ns,
+        CASE format WHEN 'communication' THEN 'communication.json' WHEN 'analysis_db' THEN 'analysis.db' ELSE format END,
+        ord
+    FROM file_bw
+    WHERE pick = 1
 )
 SELECT
     r.run_name::VARCHAR                         AS run_name,            -- run name
@@ -61,18 +103,15 @@ SELECT
     b.step::INTEGER                             AS step,                -- step of the op (as in comm_op)
     b.op_name::VARCHAR                          AS op_name,             -- HCCL op name
     b.transport_type::VARCHAR                   AS transport_type,      -- HCCS, PCIE, SIO, RDMA or SDMA (= HCCS + PCIE + SIO + other SDMA links)
-    (CASE WHEN b.transit_ns = 0 THEN 0
-          ELSE round(b.transit_size_bytes / b.transit_ns, 4) END)::DOUBLE
-                                                AS bandwidth_gbps,      -- bytes / ns = GB/s, 4 decimals; 0 without transfers
+    b.bandwidth_gbps::DOUBLE                    AS bandwidth_gbps,      -- bytes / ns = GB/s, 4 decimals; 0 without transfers (communication.json: as written)
     b.transit_size_bytes::BIGINT                AS transit_size_bytes,  -- bytes moved
     b.transit_ns::BIGINT                        AS transit_ns,          -- Σ transfer time, ns
-    b.packet_count::BIGINT                      AS packet_count,        -- transfers counted (SDMA copies, RDMA windows)
-    (CASE WHEN b.packet_count = 0 THEN 0
-          ELSE round(b.large_packet_count / b.packet_count, 4) END)::DOUBLE
-                                                AS large_packet_ratio,  -- share of packets above 32 MB (RDMA: 0.5 MB)
-    b.group_name::VARCHAR                       AS group_name,          -- HCCL group as the trace names it
-    b.op_ts_ns::BIGINT                          AS op_start_ns          -- op slice start, ns (tells repeated executions apart)
-FROM per_transport AS b
+    b.packet_count::BIGINT                      AS packet_count,        -- transfers counted (SDMA copies, RDMA windows; communication.json: Σ of "Size Distribution" counts)
+    b.large_packet_ratio::DOUBLE                AS large_packet_ratio,  -- share of packets above 32 MB (RDMA: 0.5 MB)
+    b.group_name::VARCHAR                       AS group_name,          -- HCCL group as the trace names it (communication.json: the hash after "@")
+    b.op_start_ns::BIGINT                       AS op_start_ns,         -- op slice start, ns (tells repeated executions apart; communication.json: "Start Timestamp(us)")
+    b.source::VARCHAR                           AS source               -- recomputed (trace HCCL tasks), or communication.json / analysis.db (the profiler's numbers for a rank without a trace)
+FROM combined AS b
 JOIN run AS r
     ON r.run_id = b.run_id
 ORDER BY run_name, rank, op_start_ns, op_name, b.ord;

@@ -3,7 +3,7 @@
 -- Grain:     one row per (run, rank, op, metric[, transport]) present in either side: the time
 --            metrics elapse_ns, transit_ns, wait_ns, synchronization_ns, idle_ns of comm_op, and
 --            per transport transit_size_bytes, transit_ns, bandwidth_gbps of comm_bandwidth.
--- Source:    comm_op, comm_bandwidth; profiler_comm_op, profiler_comm_bandwidth (communication.json
+-- Source:    comm_op, comm_bandwidth (their recomputed rows only); profiler_comm_op, profiler_comm_bandwidth (communication.json
 --            as written, reference only; "Total Op Info" rows left out).
 -- Reference: CANN msprof communication.json (analyses.md §4.1). Ops are matched by rank and op
 --            name (the trace names groups "Group 0 Communication", the file by a hash), and by
@@ -24,6 +24,7 @@ WITH ours AS (
            END::DOUBLE AS value
     FROM comm_op AS c
     CROSS JOIN (VALUES ('elapse_ns'), ('transit_ns'), ('wait_ns'), ('synchronization_ns'), ('idle_ns')) AS m(metric)
+    WHERE c.source = 'recomputed'
     UNION ALL
     SELECT run_name, rank, step, op_name, group_name, transport_type, m.metric,
            CASE m.metric
@@ -33,6 +34,7 @@ WITH ours AS (
            END AS value
     FROM comm_bandwidth AS b
     CROSS JOIN (VALUES ('transit_size_bytes'), ('transit_ns'), ('bandwidth_gbps')) AS m(metric)
+    WHERE b.source = 'recomputed'
 ),
 theirs AS (
     SELECT r.run_name, p.rank, p.step, p.op_name, p.group_name, '' AS transport_type, m.metric,

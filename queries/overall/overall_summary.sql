@@ -28,7 +28,9 @@
 --            Mem Usage: max Total Reserved (size_bytes). RDMA / SDMA Bandwidth (bandwidth_gbps, no
 --            duration): communication.json collective "Total Op Info" Transit Size / Transit Time of
 --            the last step (msprof-analyze _update_bandwidth keeps the last step), rows only where the
---            transport moved data. The group label is "Group <g> Communication" (trace thread name).
+--            transport moved data. The group label is "Group <g> Communication" (trace thread name),
+--            "{pg_name}: Group <g> Communication" where profiler_metadata.json names the group
+--            (tracedb_internal.comm_group_label).
 -- Units:     *_ns integer nanoseconds; *_count kernels; size_bytes bytes; bandwidth_gbps GB/s (10^9
 --            bytes/s); ratio_of_e2e = dur_ns / E2E of the rank (0–1).
 CREATE OR REPLACE VIEW overall_summary AS
@@ -60,6 +62,13 @@ grp AS (
         ON c.run_id = i.run_id AND c.rank = i.rank
     WHERE i.kind IN ('group', 'wait')
     GROUP BY i.run_id, i.rank, i.group_name
+),
+grp_label AS (
+    -- "{pg_name}: Group <g> Communication" where profiler_metadata.json names the group
+    SELECT g.*, coalesce(l.label, 'Group ' || g.group_name || ' Communication') AS label
+    FROM grp AS g
+    LEFT JOIN tracedb_internal.comm_group_label AS l
+        ON l.run_id = g.run_id AND l.rank = g.rank AND l.group_name = g.group_name
 ),
 pair AS (
     -- Uncovered Communication Overlapped of two groups: |A \ C| + |B \ C| − |(A ∪ B) \ C|
@@ -193,16 +202,16 @@ metric_row AS (
     SELECT run_id, rank, 'Uncovered Communication Time', NULL, busy_ns - computing_ns, NULL, NULL, '2'
     FROM cap
     UNION ALL
-    SELECT run_id, rank, 'Group ' || group_name || ' Communication', 'Uncovered Communication Time', uncovered_ns,
+    SELECT run_id, rank, label, 'Uncovered Communication Time', uncovered_ns,
            NULL, NULL, '2.' || group_name
-    FROM grp
+    FROM grp_label
     UNION ALL
-    SELECT run_id, rank, 'Wait', 'Group ' || group_name || ' Communication', wait_ns, NULL, NULL, '2.' || group_name || '.1'
-    FROM grp
+    SELECT run_id, rank, 'Wait', label, wait_ns, NULL, NULL, '2.' || group_name || '.1'
+    FROM grp_label
     UNION ALL
-    SELECT run_id, rank, 'Transmit', 'Group ' || group_name || ' Communication', uncovered_ns - wait_ns, NULL, NULL,
+    SELECT run_id, rank, 'Transmit', label, uncovered_ns - wait_ns, NULL, NULL,
            '2.' || group_name || '.2'
-    FROM grp
+    FROM grp_label
     UNION ALL
     SELECT run_id, rank, 'Uncovered Communication Overlapped', 'Uncovered Communication Time', sum(overlapped_ns),
            NULL, NULL, '2.~'

@@ -14,7 +14,8 @@ RANK0 = FIXTURES / "ascend/level1/rank0_ascend_pt"
 OUT = RANK0 / "ASCEND_PROFILER_OUTPUT"
 KINETO = FIXTURES / "kineto"
 TABLES = ("run", "rank", "step", "event", "kernel", "op", "link", "memory", "kernel_details_raw",
-          "profiler_step_trace", "profiler_comm_op", "profiler_comm_bandwidth", "profiler_comm_matrix")
+          "profiler_step_trace", "profiler_comm_op", "profiler_comm_bandwidth", "profiler_comm_matrix",
+          "profiler_parallel_group", "profiler_distributed_args")
 MEMORY = [OUT / n for n in ("memory_record.csv", "operator_memory.csv", "npu_module_mem.csv")]
 COMM = [OUT / n for n in ("communication.json", "communication_matrix.json")]
 REST = [OUT / n for n in ("step_trace_time.csv",)] + [RANK0]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 from . import (communication, hccl_raw, hccl_trace, kernel_details, kineto, memory_csv, msprof_timeline,
-               profiler_info, step_trace_raw, step_trace_time, trace_view)
+               profiler_info, profiler_metadata, step_trace_raw, step_trace_time, trace_view)
 from . import minddata, mindspore_timeline, nsys
 from . import ascend_db
 from .chrome import SplitReadFailed  # noqa: F401  (re-exported for the ingest loop)
@@ -33,7 +33,7 @@ READERS: dict[str, Reader] = {
     "operator_memory": Reader(memory_csv.READERS["operator_memory"], "memory"),
     "npu_module_mem": Reader(memory_csv.READERS["npu_module_mem"], "memory"),
     "profiler_info": Reader(profiler_info.read, "rank"),
-    "profiler_metadata": Reader(profiler_info.read, "rank"),
+    "profiler_metadata": Reader(profiler_metadata.read, "profiler_parallel_group"),
     "step_trace_raw": Reader(step_trace_raw.read, "step_trace_raw_row"),
     "hccl_raw": Reader(hccl_raw.read, "link"),
     "hccl_trace": Reader(hccl_trace.read, "link"),
