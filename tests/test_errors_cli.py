@@ -45,7 +45,8 @@ def test_query_a_table_by_name(db):
     res = runner.invoke(app, ["query", "kernel", "--db", db, "--run", "level1", "--rank", "1", "--format", "json"])
     assert res.exit_code == 0, res.stderr
     got = json.loads(res.stdout)
-    assert len(got) == 191 and {(r["run_id"], r["rank"]) for r in got} == {(1, 1)}   # level1 has 382 kernels, 2 ranks
+    # level1 has 382 kernel_details rows and 48 copy tasks, 2 ranks
+    assert len(got) == 191 + 24 and {(r["run_id"], r["rank"]) for r in got} == {(1, 1)}
     res = runner.invoke(app, ["query", "run", "--db", db, "--format", "csv"])
     assert res.stdout.splitlines()[0].startswith("run_id,run_name")
     res = runner.invoke(app, ["query", "run", "--db", db, "--rank", "0"])

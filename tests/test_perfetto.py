@@ -114,7 +114,7 @@ def overlap_db(ascend_db, tmp_path, place) -> tuple:
     db = tmp_path / "overlap.duckdb"
     shutil.copy(ascend_db, db)
     con = duckdb.connect(str(db))
-    ks = con.execute("SELECT kernel_id, ts_ns FROM kernel WHERE rank = 0 AND stream_id = '2' "
+    ks = con.execute("SELECT kernel_id, ts_ns FROM kernel WHERE rank = 0 AND stream_id = '2' AND copy_kind IS NULL "
                      "ORDER BY ts_ns LIMIT ?", [len(place)]).fetchall()
     for (kid, _), (ts, dur) in zip(ks, place):
         con.execute("UPDATE kernel SET ts_ns = ?, dur_ns = ? WHERE rank = 0 AND kernel_id = ?",
