@@ -7,7 +7,7 @@ One Spark session and one export serve every test (registering the library is th
 the bundled fixtures (a baseline and a comparison run) and, when ../shared/corpus is beside the
 checkout, a corpus Kineto trace (resnet50) and a corpus Ascend rank (torch_npu Level1 text).
 The cluster views run last, over an export of the corpus pipeline-parallel folder alone (with
-the other runs in one export, Spark's 3 GB driver heap ran out on them).
+the other runs in one export, Spark's driver heap ran out on them).
 Views are compared row by row: every value equal (doubles to 1e-12 relative), not only counts.
 """
 from __future__ import annotations
