@@ -7,6 +7,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tracedb import template
 from tracedb.db import connect
 from tracedb.ingest import ingest as ingest_into
 from tracedb.registry import install
@@ -15,6 +16,21 @@ from tracedb.schema import apply_schema
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 CORPUS = Path(os.environ.get("TRACEDB_CORPUS", ROOT.parent / "shared" / "corpus"))
+
+
+def pytest_configure(config):
+    """New databases in tests come from a template built once in this session's own cache
+    folder (not the user's), so no test depends on what an earlier run left there."""
+    if "TRACEDB_CACHE_DIR" not in os.environ:
+        import tempfile
+        os.environ["TRACEDB_CACHE_DIR"] = tempfile.mkdtemp(prefix="tracedb-test-cache-")
+
+
+def pytest_unconfigure(config):
+    folder = os.environ.get("TRACEDB_CACHE_DIR", "")
+    if "tracedb-test-cache-" in folder:
+        import shutil
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def corpus_path(rel: str) -> Path:
@@ -34,8 +50,9 @@ def db_path(tmp_path) -> Path:
 def empty_db(db_path):
     """A read-write connection to a new database with the schema and view library installed."""
     con = connect(db_path)
-    apply_schema(con)
-    install(con)
+    if not template.seed(con):
+        apply_schema(con)
+        install(con)
     yield con
     con.close()
 

@@ -65,6 +65,7 @@ def _spy(monkeypatch):
 
 
 def test_ingest_skips_schema_and_library_when_current(db_path, monkeypatch):
+    monkeypatch.setenv("TRACEDB_CACHE_DIR", "off")   # built in place (tests/test_template.py: copied)
     calls = _spy(monkeypatch)
     ingest_paths(db_path, RANK0, run="r")
     assert calls == {"schema": [True], "install": 1}

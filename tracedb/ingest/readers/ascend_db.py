@@ -30,7 +30,6 @@ import re
 from pathlib import Path
 
 import duckdb
-import pyarrow as pa
 
 from ...errors import InputError
 from ..fieldmaps.ascend_db import (ANALYSIS_DB, ANALYSIS_DB_MARKERS, API_TYPE_OP, API_TYPE_TRACE, PROFILER_DB,
@@ -128,6 +127,7 @@ def _load(con: duckdb.DuckDBPyConnection, cur, path: Path, present: dict[str, di
     cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": str(BATCH_ROWS)})
     cur.execute(f"SELECT {', '.join(parts)} FROM {_q(table)}")
     reader = cur.fetch_record_batch()
+    import pyarrow as pa        # imported here: 0.3 s of every ingest's start-up otherwise
     if any(f.name in ints and not pa.types.is_integer(f.type) and not pa.types.is_null(f.type)
            for f in reader.schema):
         _check_integers(cur, path, table, ints)   # a REAL among the integers: refused, named
