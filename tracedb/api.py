@@ -227,6 +227,9 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
     try:
         con = _db.connect(path, threads=threads, memory_limit=memory_limit, storage_version=storage_version)
         opened = True
+        if not existed:
+            from . import template
+            template.seed(con)      # tables and views copied from the cached template (removed below on failure)
         try:
             report = _ingest(con, list(paths), run=run, role=role, replace=replace, run_per_path=run_per_path,
                              allow_mixed_platforms=allow_mixed_platforms, progress=progress, bar=bar,

@@ -415,6 +415,9 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
         b_name, c_name = f"{b_name}_baseline", f"{c_name}_comparison"
     con = _db.connect(db) if (b_path or c_path) else _db.connect(db, must_exist=True)
     try:
+        if b_path or c_path:
+            from . import template
+            template.seed(con)      # a new database: tables and views copied from the cached template
         for arg, name, is_path, role in ((baseline, b_name, b_path, "baseline"),
                                          (comparison, c_name, c_path, "comparison")):
             if is_path:

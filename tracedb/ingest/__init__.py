@@ -16,7 +16,7 @@ from typing import Callable
 
 import duckdb
 
-from .. import registry, template
+from .. import registry
 from ..errors import InputError, TracedbError
 from ..progress import Bar
 from ..schema import apply_schema
@@ -296,7 +296,6 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
         raise TracedbError("--run names one run; --run-per-path makes one run per PATH: pass one of them.")
     t0 = time.perf_counter()
     jobs = default_jobs() if jobs is None else max(1, int(jobs))
-    template.seed(con)       # a new database: its tables and views copied from the cached template
     for split in (True, False):
         report = IngestReport()
         plans = plan_runs(paths, run, run_per_path)
