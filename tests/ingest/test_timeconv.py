@@ -38,12 +38,15 @@ def test_json_us_to_ns(text, ns):
     assert con.execute(f"SELECT {json_us_to_ns('x')} FROM (SELECT ?::VARCHAR AS x)", [text]).fetchone()[0] == ns
 
 
+@pytest.mark.parametrize("compact", [False, True])
 @pytest.mark.parametrize("text,ns", [("1700000000123481.664\t", 1700000000123481664), ("5.5 ", 5500),
-                                     (" 0.5", 500), ('"12.25"', 12250), ("N/A", None)])
-def test_us_text_to_ns_strips_padding(text, ns):
-    # the integer shortcut must not read "5.5 " as 55 × 10: padding is trimmed first
+                                     (" 0.5", 500), ('"12.25"', 12250), ("N/A", None)] + CASES)
+def test_us_text_to_ns_strips_padding(text, ns, compact):
+    # the integer shortcut must not read "5.5 " as 55 × 10: padding is trimmed first; the
+    # compact form (small files) gives the same values
     con = duckdb.connect()
-    assert con.execute(f"SELECT {us_text_to_ns('x')} FROM (SELECT ?::VARCHAR AS x)", [text]).fetchone()[0] == ns
+    sql = f"SELECT {us_text_to_ns('x', compact=compact)} FROM (SELECT ?::VARCHAR AS x)"
+    assert con.execute(sql, [text]).fetchone()[0] == ns
 
 
 def test_json_us_to_ns_rejects_misread_padding():

@@ -33,7 +33,7 @@ def column_exprs(header: list[str], csv: CsvFile | None = None) -> dict[str, str
             continue
         q = ident(src)
         if kind == "us":
-            exprs[col] = ns_in_range(us_text_to_ns(q))
+            exprs[col] = ns_in_range(us_text_to_ns(q, compact=csv is not None and csv.compact))
         elif kind == "int":
             exprs[col] = f"TRY_CAST({int_text(q)} AS INTEGER)"
         elif kind == "shape":

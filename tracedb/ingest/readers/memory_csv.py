@@ -82,7 +82,7 @@ class _Columns:
         if fld.kind == "text":
             return clean_text(q)
         if fld.kind == "us":
-            converted = ns_in_range(us_text_to_ns(q))
+            converted = ns_in_range(us_text_to_ns(q, compact=self.csv.compact))
         else:
             converted = bytes_expr(q, {"kb": KIB, "mb": self.mb}[fld.kind])
         return self.csv.number(name, converted, clean_text(q))

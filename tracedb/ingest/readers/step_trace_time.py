@@ -25,7 +25,7 @@ def integer(f: CsvFile, name: str) -> str:
 def microseconds(f: CsvFile, name: str) -> str:
     """SQL: a µs cell → exact BIGINT ns (N/A/empty → NULL; text → error with the line)."""
     q = ident(name)
-    return f.number(name, ns_in_range(us_text_to_ns(q)), clean_text(q))
+    return f.number(name, ns_in_range(us_text_to_ns(q, compact=f.compact)), clean_text(q))
 
 
 def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:

@@ -30,6 +30,7 @@ from .paths import literal_path
 OPTIONS = ("header = true, auto_detect = false, delim = ',', quote = '\"', escape = '\"', "
            "strict_mode = true, null_padding = true")
 TAIL = 1 << 16                   # bytes read from the end of a file to check its last row
+COMPACT_BYTES = 4 << 20          # files below this size get compact conversions (timeconv.us_text_to_ns)
 BAD_CELL = "tracedb-bad-cell:"   # prefix of the error() raised by a cell check, then the column name
 LINE_MARK = " @line "            # then, where the check knows it, the line
 
@@ -149,6 +150,12 @@ class CsvFile:
     header: list[str]
     src: str
     checks: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def compact(self) -> bool:
+        """Small enough that planning its statement costs more than running it: conversions
+        use the compact expressions (:func:`tracedb.timeconv.us_text_to_ns`)."""
+        return self.path.stat().st_size < COMPACT_BYTES
 
     def sql(self, param: str = "?") -> str:
         """The ``read_csv(…)`` call (``param``: the placeholder the path is bound to)."""
