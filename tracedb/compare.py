@@ -422,7 +422,7 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
                                          (comparison, c_name, c_path, "comparison")):
             if is_path:
                 progress(f"ingesting {arg} as run {name} ({role})")
-                _ingest(con, [arg], run=name, role=role, progress=progress)
+                _ingest(con, [arg], run=name, role=role, progress=progress, checkpoint=False)
         has_run = con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' "
                               "AND table_name = 'run'").fetchone()[0]
         ids = {}

@@ -265,7 +265,8 @@ def _checkpoint(con, progress: Callable[[str], None]) -> None:
 def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str | None = None,
            role: str | None = None, replace: bool = False, run_per_path: bool = False,
            allow_mixed_platforms: bool = False, progress: Callable[[str], None] = lambda s: None,
-           bar: Bar | None = None, step_range_pattern: str | None = None, jobs: int | None = None) -> IngestReport:
+           bar: Bar | None = None, step_range_pattern: str | None = None, jobs: int | None = None,
+           checkpoint: bool = True) -> IngestReport:
     """Ingest PATHs into the database in one transaction and install the view library.
 
     Args:
@@ -283,6 +284,9 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
         jobs: worker processes for the new ranks of a run (default :func:`default_jobs`); each
             gets ``memory_limit / jobs`` and ``threads / jobs`` of the connection's settings;
             1 reads every rank in this process, one after another.
+        checkpoint: write the committed data into the database file (CHECKPOINT) before
+            returning; False leaves that to the caller (``tracedb compare`` checkpoints once
+            after both sides and the alignment).
 
     Returns:
         IngestReport (runs, files ingested/skipped, rows per table, seconds).
@@ -328,6 +332,7 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
             catalog.close()
             if command is not None:
                 command.cleanup()
-    _checkpoint(con, progress)
+    if checkpoint:
+        _checkpoint(con, progress)
     report.seconds = time.perf_counter() - t0
     return report
