@@ -15,8 +15,9 @@ event is read as its raw text (``read_json_objects``), the columns are taken fro
 used where their value equals the parsed double (so a nested ``"ts"`` key met first, say in
 ``args``, is never taken for the event's own); otherwise the parsed text is. ``dur`` keeps the
 parsed text: a double prints any decimal of up to 15 significant digits exactly (durations up
-to 11.5 days with 3 decimals). Measured: reading the raw text costs the same CPU as
-``read_json`` with typed columns (bench/RESULTS.md).
+to 11.5 days with 3 decimals). Measured: in the whole ingest of a Kineto trace, reading the
+raw text costs the same CPU as ``read_json`` with typed columns; in the read of a 100 MB
+trace_view.json alone, ~12 % more (bench/RESULTS.md).
 
 Large array files (trace_view.json read in parallel slices) are read first without the raw
 text (``read_json`` with typed columns, :func:`_fast_insert_sql`): every ts that does not need
@@ -145,8 +146,8 @@ def _insert_sql(base_ns: int) -> str:
 
 def _fast_insert_sql(base_ns: int) -> str:
     """The INSERT of :func:`_insert_sql` reading the typed columns only (``read_json``, no raw
-    event text: about 0.2 CPU s less per 100 MB); ts_ns = :data:`RAW_TS_NEEDED` where the ts
-    would need the raw text."""
+    event text: ~0.13 of ~1.1 CPU s less for a 100 MB trace_view.json, bench/RESULTS.md);
+    ts_ns = :data:`RAW_TS_NEEDED` where the ts would need the raw text."""
     columns = TRANSFORM.replace('"', "'")
     return f"""
         INSERT INTO event
