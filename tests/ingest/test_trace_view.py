@@ -97,3 +97,41 @@ def test_rank_folders_without_rank_info_get_distinct_ranks(tmp_path):
     ingest_paths(db, run)
     assert rows(db, "SELECT rank, rank_source, source_dir LIKE '%nodeA%' FROM rank ORDER BY rank") == \
         [(0, "default", True), (1, "default", False)]
+
+
+def test_sliced_read_same_rows_as_one_piece_and_exact_epoch_numbers(tmp_path, monkeypatch):
+    """A large array file is read in parallel slices, first without the raw event text
+    (readers/chrome.py ``_fast_insert_sql``); an event whose ts needs the raw digits (epoch µs
+    as a JSON number with decimals: a double holds 1712195495506220.328 as …220.2) sends the
+    file back to the raw read. Either way the rows are those of the one-piece read."""
+    import importlib
+    chrome = importlib.import_module("tracedb.ingest.readers.chrome")
+    fast_calls = []
+    fast = chrome._fast_insert_sql
+    monkeypatch.setattr(chrome, "_fast_insert_sql", lambda base_ns: fast_calls.append(1) or fast(base_ns))
+    epoch = {"ph": "X", "name": "epoch_number", "pid": 91234, "tid": 91234, "args": {"ts": 5},
+             "ts": "@TS@", "dur": 1.5, "cat": "cpu_op"}
+    escaped = {"ph": "X", "name": "esc\\\"aped \u00e9", "pid": "p\u00e9", "tid": True, "ts": "@ETS@",
+               "dur": "2", "cat": "cpu_op", "args": ["not", "an", "object"], "id": 1.25, "bp": None}
+
+    def table(events, parts):
+        monkeypatch.setattr(chrome, "split_parts", lambda path, threads: parts)
+        d = write_rank(tmp_path / f"{len(fast_calls)}_{parts}_{len(events)}", events)
+        f = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+        f.write_text(f.read_text().replace('"@TS@"', "1712195495506220.328")
+                     .replace('"@ETS@"', '"1719000000\\u0030.5"'))      # an escape inside the ts string
+        db = d / "t.duckdb"
+        ingest_paths(db, d)
+        return sorted(rows(db, "SELECT * EXCLUDE (run_id, file_id) FROM event"), key=repr)
+
+    plain = MICRO * 40 + [escaped] + MICRO * 40
+    one_piece = table(plain, 1)
+    assert not fast_calls
+    assert table(plain, 2) == one_piece and len(fast_calls) == 1          # fast read kept
+    assert [r[8] for r in one_piece if r[2].startswith("esc")] == [17190000000500]
+    with_epoch = plain + [epoch]
+    one_piece = table(with_epoch, 1)
+    sliced = table(with_epoch, 2)
+    assert sliced == one_piece and len(fast_calls) == 2                   # fast read, then the raw one
+    assert [r[8] for r in sliced if r[2] == "epoch_number"] == [1712195495506220328]
+    assert not [r for r in sliced if r[8] == chrome.RAW_TS_NEEDED]

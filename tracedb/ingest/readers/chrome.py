@@ -15,8 +15,15 @@ event is read as its raw text (``read_json_objects``), the columns are taken fro
 used where their value equals the parsed double (so a nested ``"ts"`` key met first, say in
 ``args``, is never taken for the event's own); otherwise the parsed text is. ``dur`` keeps the
 parsed text: a double prints any decimal of up to 15 significant digits exactly (durations up
-to 11.5 days with 3 decimals). Measured: reading the raw text costs the same CPU as
-``read_json`` with typed columns (bench/RESULTS.md).
+to 11.5 days with 3 decimals). Measured: in the whole ingest of a Kineto trace, reading the
+raw text costs the same CPU as ``read_json`` with typed columns; in the read of a 100 MB
+trace_view.json alone, ~12 % more (bench/RESULTS.md).
+
+Large array files (trace_view.json read in parallel slices) are read first without the raw
+text (``read_json`` with typed columns, :func:`_fast_insert_sql`): every ts that does not need
+the raw digits (strings, integers, short numbers: all that torch_npu writes) is converted as
+above, and an event whose ts would need them gets the marker :data:`RAW_TS_NEEDED`; if any
+did, the file's rows are deleted and it is read again the raw way. Same rows either way.
 """
 from __future__ import annotations
 
@@ -67,6 +74,22 @@ def _ts_text() -> str:
             f"WHEN length({ts}) <= 16 AND abs({same}) < 1e12 THEN {ts} "
             f"WHEN TRY_CAST({first} AS DOUBLE) = {same} THEN {first} "
             f"ELSE coalesce({every}, {ts}) END")
+
+
+# ts_ns of an event whose ts needs the raw text (the fast read's marker; never a real value:
+# ns_in_range keeps |ns| < 2^62)
+RAW_TS_NEEDED = -(1 << 63)
+
+
+def _fast_ts_text() -> str:
+    """:func:`_ts_text` without the raw text: its first three cases, and NULL for an event
+    without ts; NULL also where it would cut the raw text (then the caller marks the row)."""
+    ts = "CAST(r.ts AS VARCHAR)"
+    return (f"CASE WHEN r.ts IS NULL THEN NULL "
+            f"WHEN starts_with({ts}, '\"') THEN "
+            f"CASE WHEN contains({ts}, '\\') THEN json_extract_string(r.ts, '$') ELSE ({ts})[2:-2] END "
+            f"WHEN NOT (contains({ts}, '.') OR contains({ts}, 'e') OR contains({ts}, 'E')) THEN {ts} "
+            f"WHEN length({ts}) <= 16 AND abs(TRY_CAST({ts} AS DOUBLE)) < 1e12 THEN {ts} END")
 
 
 NAMES_P = "_tracedb_process_names"
@@ -121,6 +144,27 @@ def _insert_sql(base_ns: int) -> str:
     """
 
 
+def _fast_insert_sql(base_ns: int) -> str:
+    """The INSERT of :func:`_insert_sql` reading the typed columns only (``read_json``, no raw
+    event text: ~0.13 of ~1.1 CPU s less for a 100 MB trace_view.json, bench/RESULTS.md);
+    ts_ns = :data:`RAW_TS_NEEDED` where the ts would need the raw text."""
+    columns = TRANSFORM.replace('"', "'")
+    return f"""
+        INSERT INTO event
+        SELECT ?, ?, ?, r.ph, r.name, r.cat, r.pid, r.tid, p.process_name, t.thread_name,
+               CASE WHEN r.raw_needed THEN {RAW_TS_NEEDED} ELSE r.ts_ns END,
+               r.dur_ns, r.id, r.bp, r.args
+        FROM (SELECT r.* EXCLUDE (ts_text), r.ts IS NOT NULL AND ts_text IS NULL AS raw_needed,
+                     {ns_in_range(f"{json_us_to_ns('ts_text')} + {int(base_ns)}")} AS ts_ns,
+                     {ns_in_range(json_us_to_ns('r.dur'))} AS dur_ns
+              FROM (SELECT r.*, {_fast_ts_text()} AS ts_text
+                    FROM read_json(?, format = 'array', columns = {columns},
+                                   maximum_object_size = {MAX_OBJECT}) AS r) AS r) AS r
+        LEFT JOIN {NAMES_P} AS p ON p.pid = r.pid
+        LEFT JOIN {NAMES_T} AS t ON t.pid = r.pid AND t.tid = r.tid
+    """
+
+
 def insert_events(con: duckdb.DuckDBPyConnection, f: SourceFile, rank: int, *, fifo: str | None = None,
                   span: tuple[int, int] | None = None, meta: list[dict] | None = None, base_ns: int = 0) -> int:
     """Parse one Chrome-trace event array into ``event`` in one streaming statement.
@@ -148,8 +192,17 @@ def insert_events(con: duckdb.DuckDBPyConnection, f: SourceFile, rank: int, *, f
         parts = split_parts(f.path, threads) if f.split else 1
         if parts > 1:
             try:
-                with SplitArray(f.path, parts, span) as sliced:
-                    n = con.execute(sql, params + [sliced.paths]).fetchone()[0]
+                n = None
+                if span is None:        # an array file: the fast read first
+                    with SplitArray(f.path, parts, span) as sliced:
+                        n = con.execute(_fast_insert_sql(base_ns), params + [sliced.paths]).fetchone()[0]
+                    if con.execute("SELECT count(*) FROM event WHERE file_id = ? AND ts_ns = ?",
+                                   [f.file_id, RAW_TS_NEEDED]).fetchone()[0]:
+                        con.execute("DELETE FROM event WHERE file_id = ?", [f.file_id])
+                        n = None
+                if n is None:
+                    with SplitArray(f.path, parts, span) as sliced:
+                        n = con.execute(sql, params + [sliced.paths]).fetchone()[0]
             except duckdb.Error as e:
                 raise SplitReadFailed(str(e)) from e
         elif span is not None:
