@@ -30,6 +30,10 @@ CATALOGUE = {
     "rules": "SELECT * FROM kernel_class_rule",
     "runs": "SELECT run_name, role, platform FROM run",
     "kernels": "SELECT count(*), sum(dur_ns) FROM kernel",
+    # every table a reader or derive step writes: a first ingest into a copied file keeps them
+    "rows": "SELECT (SELECT count(*) FROM event), (SELECT count(*) FROM op), (SELECT count(*) FROM link), "
+            "(SELECT count(*) FROM step), (SELECT count(*) FROM memory), (SELECT count(*) FROM source_file), "
+            "(SELECT count(*) FROM kernel WHERE op_id IS NOT NULL)",
 }
 
 
@@ -56,6 +60,7 @@ def test_copied_database_equals_one_built_in_place(tmp_path, monkeypatch):
     _ingest(tmp_path / "copied.duckdb", cache, monkeypatch)     # copies it
     built = _catalogue(tmp_path / "built.duckdb")
     assert built["kernels"][0][0] > 0 and len(built["views"]) > 40 and len(built["rules"]) > 40
+    assert all(n > 0 for n in built["rows"][0]), built["rows"]
     for name in ("first.duckdb", "copied.duckdb"):
         got = _catalogue(tmp_path / name)
         for key in CATALOGUE:
