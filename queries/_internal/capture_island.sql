@@ -7,8 +7,8 @@
 -- ops of two groups (pair, group_name < other_group_name).
 -- Grain:     one row per maximal interval of a (run, rank, kind, group_name) covered by at least
 --            one member.
--- Source:    tracedb_internal.kernel_class (is_communication, is_copy, group_name); link (HCCL
---            plane tasks of trace_view.json: Notify_Wait, RDMASend).
+-- Source:    tracedb_internal.capture_member (tracedb_internal.kernel_class; link: HCCL plane
+--            tasks of trace_view.json, Notify_Wait, RDMASend).
 -- Reference: msprof-analyze's overall numbers are whole-capture (analyses.md §2.1): Computing
 --            = |U(compute)|, Uncovered Communication = |U(busy)| − |U(compute)|; per group,
 --            |U(compute ∪ group)| − |U(compute)| = the group's ops inside the uncovered time.
@@ -23,126 +23,14 @@
 --            Touching intervals merge (next start <= running max end).
 -- Units:     *_ns integer nanoseconds since the epoch.
 CREATE OR REPLACE VIEW tracedb_internal.capture_island AS
-WITH kc AS (
-    -- read once: every branch below uses it (a CTE used several times is computed once)
-    SELECT run_id, rank, kernel_id, group_name, ts_ns, dur_ns, is_communication, is_copy
-    FROM tracedb_internal.kernel_class
-),
-groups AS (
-    SELECT DISTINCT run_id, rank, group_name
-    FROM kc
-    WHERE is_communication AND group_name IS NOT NULL
-),
-plane_task AS (
-    -- the four tasks before each task on its plane, by one-step lag() layers (a lag() with an
-    -- offset does not survive DuckDB 2.0's view text for the 1.5 shell)
-    SELECT *, lag(t3) OVER (PARTITION BY run_id, rank, group_name, plane_id ORDER BY ts_ns, dur_ns, seq) AS t4
-    FROM (SELECT *, lag(t2) OVER (PARTITION BY run_id, rank, group_name, plane_id ORDER BY ts_ns, dur_ns, seq) AS t3
-          FROM (SELECT *, lag(t1) OVER (PARTITION BY run_id, rank, group_name, plane_id ORDER BY ts_ns, dur_ns, seq) AS t2
-                FROM (SELECT *, lag(task_name) OVER (PARTITION BY run_id, rank, group_name, plane_id ORDER BY ts_ns, dur_ns, seq) AS t1
-                      FROM (SELECT run_id, rank, group_name, plane_id, task_name, ts_ns, dur_ns,
-                                   row_number() OVER (PARTITION BY run_id, rank, group_name, plane_id
-                                                      ORDER BY ts_ns, dur_ns, task_name) AS seq
-                            FROM link
-                            WHERE group_name IS NOT NULL AND plane_id IS NOT NULL) AS l0) AS l1) AS l2) AS l3
-),
-notify_wait AS (
-    SELECT run_id, rank, group_name, plane_id, ts_ns, dur_ns
-    FROM plane_task
-    WHERE task_name = 'Notify_Wait'
-      AND NOT (coalesce(t1 = 'RDMASend', false) AND coalesce(t2 = 'RDMASend', false))
-      AND NOT (coalesce(t1 = 'RDMASend', false) AND coalesce(t2 = 'Notify_Wait', false)
-               AND coalesce(t3 = 'RDMASend', false) AND coalesce(t4 = 'RDMASend', false))
-),
-plane_wait AS (
-    SELECT p.run_id, p.rank, p.group_name, p.plane_id, coalesce(sum(w.dur_ns), 0) AS wait_ns
-    FROM (SELECT DISTINCT run_id, rank, group_name, plane_id FROM link
-          WHERE group_name IS NOT NULL AND plane_id IS NOT NULL) AS p
-    LEFT JOIN notify_wait AS w
-        ON w.run_id = p.run_id AND w.rank = p.rank AND w.group_name = p.group_name AND w.plane_id = p.plane_id
-    GROUP BY p.run_id, p.rank, p.group_name, p.plane_id
-),
-wait_plane AS (
-    SELECT run_id, rank, group_name, plane_id
-    FROM (SELECT *, row_number() OVER (PARTITION BY run_id, rank, group_name ORDER BY wait_ns, plane_id) AS n
-          FROM plane_wait) AS x
-    WHERE n = 1
-),
-npu_extent AS (
-    -- NPU: the capture is the extent of computing and communication (CANN's Overlap Analysis, which
-    -- msprof-analyze's text path reads, does not see copies); copies are clipped to it
-    SELECT k.run_id, k.rank, min(k.ts_ns) AS start_ns, max(k.ts_ns + k.dur_ns) AS end_ns
-    FROM kc AS k
-    JOIN run AS r
-        ON r.run_id = k.run_id
-    WHERE r.platform = 'npu' AND NOT k.is_copy
-    GROUP BY k.run_id, k.rank
-),
-group_pair AS (
-    SELECT a.run_id, a.rank, a.group_name, b.group_name AS other_group_name
-    FROM groups AS a
-    JOIN groups AS b
-        ON b.run_id = a.run_id AND b.rank = a.rank AND a.group_name < b.group_name
-),
-member AS (
-    SELECT 'computing' AS kind, run_id, rank, CAST(NULL AS VARCHAR) AS group_name,
-           CAST(NULL AS VARCHAR) AS other_group_name, kernel_id, ts_ns AS start_ns, ts_ns + dur_ns AS end_ns
-    FROM kc
-    WHERE NOT is_communication AND NOT is_copy
-    UNION ALL
-    SELECT 'communication', run_id, rank, NULL, NULL, kernel_id, ts_ns, ts_ns + dur_ns
-    FROM kc
-    WHERE is_communication
-    UNION ALL
-    SELECT 'busy', run_id, rank, NULL, NULL, kernel_id, ts_ns, ts_ns + dur_ns
-    FROM kc
-    WHERE NOT is_copy
-    UNION ALL
-    SELECT 'all', run_id, rank, NULL, NULL, kernel_id, ts_ns, ts_ns + dur_ns
-    FROM kc
-    WHERE NOT is_copy
-    UNION ALL
-    SELECT 'all', k.run_id, k.rank, NULL, NULL, k.kernel_id,
-           CASE WHEN x.run_id IS NOT NULL THEN greatest(k.ts_ns, x.start_ns) ELSE k.ts_ns END,
-           CASE WHEN x.run_id IS NOT NULL THEN least(k.ts_ns + k.dur_ns, x.end_ns) ELSE k.ts_ns + k.dur_ns END
-    FROM kc AS k
-    LEFT JOIN npu_extent AS x
-        ON x.run_id = k.run_id AND x.rank = k.rank
-    WHERE k.is_copy
-      AND (x.run_id IS NULL OR (k.ts_ns < x.end_ns AND k.ts_ns + k.dur_ns > x.start_ns))
-    UNION ALL
-    SELECT 'group', k.run_id, k.rank, g.group_name, NULL, k.kernel_id, k.ts_ns, k.ts_ns + k.dur_ns
-    FROM kc AS k
-    JOIN groups AS g
-        ON g.run_id = k.run_id AND g.rank = k.rank
-    WHERE (NOT k.is_communication AND NOT k.is_copy) OR (k.is_communication AND k.group_name = g.group_name)
-    UNION ALL
-    SELECT 'wait', k.run_id, k.rank, g.group_name, NULL, k.kernel_id, k.ts_ns, k.ts_ns + k.dur_ns
-    FROM kc AS k
-    JOIN wait_plane AS g
-        ON g.run_id = k.run_id AND g.rank = k.rank
-    WHERE NOT k.is_communication AND NOT k.is_copy
-    UNION ALL
-    SELECT 'wait', w.run_id, w.rank, w.group_name, NULL, -row_number() OVER (ORDER BY w.ts_ns), w.ts_ns, w.ts_ns + w.dur_ns
-    FROM notify_wait AS w
-    JOIN wait_plane AS p
-        ON p.run_id = w.run_id AND p.rank = w.rank AND p.group_name = w.group_name AND p.plane_id = w.plane_id
-    UNION ALL
-    SELECT 'pair', k.run_id, k.rank, g.group_name, g.other_group_name, k.kernel_id, k.ts_ns, k.ts_ns + k.dur_ns
-    FROM kc AS k
-    JOIN group_pair AS g
-        ON g.run_id = k.run_id AND g.rank = k.rank
-    WHERE (NOT k.is_communication AND NOT k.is_copy)
-       OR (k.is_communication AND k.group_name IN (g.group_name, g.other_group_name))
-),
-with_previous_end AS (
+WITH with_previous_end AS (
     SELECT
         *,
         max(end_ns) OVER (
             PARTITION BY kind, run_id, rank, group_name, other_group_name ORDER BY start_ns, end_ns, kernel_id
             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
         ) AS previous_max_end_ns
-    FROM member
+    FROM tracedb_internal.capture_member
 ),
 numbered AS (
     SELECT

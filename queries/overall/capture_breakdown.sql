@@ -2,7 +2,7 @@
 -- uncovered communication, copy and free time, as msprof-analyze compare's overall numbers.
 -- Grain:     one row per (run, rank) with at least one device event.
 -- Source:    kernel (kernel_details.csv / trace_view.json tasks and HCCL ops, Kineto kernels,
---            memcpy and memset), classified by kernel_class_rule (tracedb_internal.capture_island).
+--            memcpy and memset), classified by kernel_class_rule (tracedb_internal.capture_union).
 -- Reference: msprof-analyze compare ProfilingInfo (analyses.md §2.1): E2E = last device event end −
 --            first device event start over the whole capture (every step and the events outside
 --            steps; NPU text path: the Overlap Analysis slices, GPU: kernel and gpu_memcpy events);
@@ -21,13 +21,13 @@ CREATE OR REPLACE VIEW capture_breakdown AS
 WITH sums AS (
     SELECT
         run_id, rank,
-        sum(CASE WHEN kind = 'computing' THEN end_ns - start_ns ELSE 0 END) AS computing_ns,
-        sum(CASE WHEN kind = 'communication' THEN end_ns - start_ns ELSE 0 END) AS communication_ns,
-        sum(CASE WHEN kind = 'busy' THEN end_ns - start_ns ELSE 0 END) AS busy_ns,
-        sum(CASE WHEN kind = 'all' THEN end_ns - start_ns ELSE 0 END) AS all_ns,
+        sum(CASE WHEN kind = 'computing' THEN union_ns ELSE 0 END) AS computing_ns,
+        sum(CASE WHEN kind = 'communication' THEN union_ns ELSE 0 END) AS communication_ns,
+        sum(CASE WHEN kind = 'busy' THEN union_ns ELSE 0 END) AS busy_ns,
+        sum(CASE WHEN kind = 'all' THEN union_ns ELSE 0 END) AS all_ns,
         min(CASE WHEN kind = 'all' THEN start_ns END) AS start_ns,
         max(CASE WHEN kind = 'all' THEN end_ns END) AS end_ns
-    FROM tracedb_internal.capture_island
+    FROM tracedb_internal.capture_union
     WHERE kind IN ('computing', 'communication', 'busy', 'all')
     GROUP BY run_id, rank
 ),

@@ -4,7 +4,7 @@
 -- Grain:     one row per (run, rank, metric, parent_metric) that is non-zero (as msprof-analyze drops
 --            rows whose durations are ~0); Computing Time, Uncovered Communication Time, Free Time
 --            and E2E Time always.
--- Source:    tracedb_internal.capture_island (whole-capture unions, Notify_Wait of link) and
+-- Source:    tracedb_internal.capture_union (whole-capture unions, Notify_Wait of link) and
 --            tracedb_internal.kernel_class (kernel categories from kernel_class_rule); kernel (copies,
 --            streams); memory (memory_record.csv Total Reserved, Kineto [memory] events);
 --            profiler_comm_bandwidth (communication.json).
@@ -14,7 +14,7 @@
 --            by sub_category, Vector into (Trans) and (No Trans)); Other = max(0, Computing − every
 --            category) without a count; Computing Time's count = kernels in a named category. Per
 --            group: Uncovered = |group ops \ U(computing)|, Wait = chosen plane's Notify_Waits
---            outside computing (capture_island), Transmit = Uncovered − Wait; Uncovered Communication
+--            outside computing (capture_union), Transmit = Uncovered − Wait; Uncovered Communication
 --            Overlapped (per pair of groups, and their sum) = time two groups are exposed at once.
 --            Free Time = E2E −
 --            Computing − Uncovered; its SDMA row is msprof-analyze's (npu_profiling_parser
@@ -34,30 +34,30 @@
 -- Units:     *_ns integer nanoseconds; *_count kernels; size_bytes bytes; bandwidth_gbps GB/s (10^9
 --            bytes/s); ratio_of_e2e = dur_ns / E2E of the rank (0–1).
 CREATE OR REPLACE VIEW overall_summary AS
-WITH island AS (
-    -- read once: cap, grp and pair use it
-    SELECT kind, run_id, rank, group_name, other_group_name, start_ns, end_ns
-    FROM tracedb_internal.capture_island
+WITH unions AS (
+    -- read once: cap, grp and pair use it (one row per union: its length and extent)
+    SELECT kind, run_id, rank, group_name, other_group_name, union_ns, start_ns, end_ns
+    FROM tracedb_internal.capture_union
 ),
 cap AS (
     SELECT
         run_id, rank,
-        sum(CASE WHEN kind = 'computing' THEN end_ns - start_ns ELSE 0 END) AS computing_ns,
-        sum(CASE WHEN kind = 'busy' THEN end_ns - start_ns ELSE 0 END) AS busy_ns,
-        sum(CASE WHEN kind = 'all' THEN end_ns - start_ns ELSE 0 END) AS all_ns,
+        sum(CASE WHEN kind = 'computing' THEN union_ns ELSE 0 END) AS computing_ns,
+        sum(CASE WHEN kind = 'busy' THEN union_ns ELSE 0 END) AS busy_ns,
+        sum(CASE WHEN kind = 'all' THEN union_ns ELSE 0 END) AS all_ns,
         max(CASE WHEN kind = 'all' THEN end_ns END) - min(CASE WHEN kind = 'all' THEN start_ns END) AS e2e_ns
-    FROM island
+    FROM unions
     WHERE kind IN ('computing', 'busy', 'all')
     GROUP BY run_id, rank
 ),
 grp AS (
     SELECT
         i.run_id, i.rank, i.group_name,
-        sum(CASE WHEN i.kind = 'group' THEN i.end_ns - i.start_ns ELSE 0 END) - max(c.computing_ns) AS uncovered_ns,
+        sum(CASE WHEN i.kind = 'group' THEN i.union_ns ELSE 0 END) - max(c.computing_ns) AS uncovered_ns,
         CASE WHEN sum(CASE WHEN i.kind = 'wait' THEN 1 ELSE 0 END) > 0
-             THEN sum(CASE WHEN i.kind = 'wait' THEN i.end_ns - i.start_ns ELSE 0 END) - max(c.computing_ns)
+             THEN sum(CASE WHEN i.kind = 'wait' THEN i.union_ns ELSE 0 END) - max(c.computing_ns)
              ELSE 0 END AS wait_ns
-    FROM island AS i
+    FROM unions AS i
     JOIN cap AS c
         ON c.run_id = i.run_id AND c.rank = i.rank
     WHERE i.kind IN ('group', 'wait')
@@ -75,8 +75,8 @@ pair AS (
     SELECT
         p.run_id, p.rank, p.group_name, p.other_group_name,
         a.uncovered_ns + b.uncovered_ns - (p.pair_ns - c.computing_ns) AS overlapped_ns
-    FROM (SELECT run_id, rank, group_name, other_group_name, sum(end_ns - start_ns) AS pair_ns
-          FROM island
+    FROM (SELECT run_id, rank, group_name, other_group_name, sum(union_ns) AS pair_ns
+          FROM unions
           WHERE kind = 'pair'
           GROUP BY run_id, rank, group_name, other_group_name) AS p
     JOIN cap AS c
