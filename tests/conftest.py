@@ -58,9 +58,20 @@ def empty_db(db_path):
 
 
 def ingest_paths(db_path: Path, *paths, **kw):
+    """Ingest as ``tracedb ingest`` does: a new file starts as a copy of the template and is
+    removed again when the ingest fails (tracedb.api.ingest)."""
+    new = not Path(db_path).exists()
     con = connect(db_path)
     try:
+        if new:
+            template.seed(con)
         return ingest_into(con, [str(p) for p in paths], **kw)
+    except BaseException:
+        if new:
+            con.close()
+            for p in (Path(db_path), Path(f"{db_path}.wal")):
+                p.unlink(missing_ok=True)
+        raise
     finally:
         con.close()
 
