@@ -17,9 +17,17 @@
 -- Units:     *_bytes bytes; *_ns integer nanoseconds; bandwidth_gbps GB/s (10^9 B/s);
 --            large_packet_ratio 0–1; *_count transfers.
 CREATE OR REPLACE VIEW comm_bandwidth AS
-WITH op AS (
-    SELECT run_id, rank, file_id, op_ts_ns, op_name, any_value(step) AS step, any_value(group_name) AS group_name
+WITH task AS (
+    -- read once: the ops and both kinds of packets below use it (a CTE used several times is
+    -- computed once)
+    SELECT
+        run_id, rank, file_id, op_ts_ns, op_name, step, group_name, link_type, size_bytes, dur_ns,
+        is_sdma_transit, starts_rdma_window, rdma_window_bytes, rdma_window_ns
     FROM tracedb_internal.comm_task
+),
+op AS (
+    SELECT run_id, rank, file_id, op_ts_ns, op_name, any_value(step) AS step, any_value(group_name) AS group_name
+    FROM task
     GROUP BY run_id, rank, file_id, op_ts_ns, op_name
 ),
 packet AS (
@@ -32,11 +40,11 @@ packet AS (
         END AS bucket,
         coalesce(size_bytes, 0) AS size_bytes,
         dur_ns AS transit_ns
-    FROM tracedb_internal.comm_task
+    FROM task
     WHERE is_sdma_transit
     UNION ALL
     SELECT run_id, rank, file_id, op_ts_ns, op_name, 'RDMA', rdma_window_bytes, rdma_window_ns
-    FROM tracedb_internal.comm_task
+    FROM task
     WHERE starts_rdma_window
 ),
 transport AS (

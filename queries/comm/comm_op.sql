@@ -19,7 +19,14 @@
 -- Units:     *_ns integer nanoseconds; *_ratio 0–1 rounded to 4 decimals (0 when the
 --            denominator is 0).
 CREATE OR REPLACE VIEW comm_op AS
-WITH op AS (
+WITH task AS (
+    -- read once: both parts below use it (a CTE used several times is computed once)
+    SELECT
+        run_id, rank, file_id, op_ts_ns, op_name, step, group_name, op_type, comm_kind, ts_ns, dur_ns,
+        seq, task_name, is_master_plane, is_sdma_transit, starts_rdma_window, in_rdma_window, rdma_window_ns
+    FROM tracedb_internal.comm_task
+),
+op AS (
     SELECT
         run_id, rank, file_id, op_ts_ns, op_name,
         any_value(step) AS step,
@@ -28,7 +35,7 @@ WITH op AS (
         any_value(comm_kind) AS comm_kind,
         min(ts_ns) AS start_ns,
         max(ts_ns + dur_ns) AS end_ns
-    FROM tracedb_internal.comm_task
+    FROM task
     GROUP BY run_id, rank, file_id, op_ts_ns, op_name
 ),
 master AS (
@@ -36,7 +43,7 @@ master AS (
         *,
         min(CASE WHEN is_sdma_transit OR starts_rdma_window THEN seq END)
             OVER (PARTITION BY run_id, rank, file_id, op_ts_ns, op_name) AS first_transit_seq
-    FROM tracedb_internal.comm_task
+    FROM task
     WHERE is_master_plane
 ),
 parts AS (
