@@ -47,25 +47,41 @@ packet AS (
     FROM task
     WHERE starts_rdma_window
 ),
+packet_sum AS (
+    -- per op and transport: each packet counts on its bucket, and HCCS / PCIE / SIO packets on
+    -- SDMA too (SDMA = HCCS + PCIE + SIO + copies of other link types)
+    SELECT
+        run_id, rank, file_id, op_ts_ns, op_name, transport_type,
+        sum(size_bytes) AS size_bytes,
+        sum(transit_ns) AS transit_ns,
+        count(*) AS packet_count,
+        count_if(size_bytes > CASE WHEN transport_type = 'RDMA' THEN 500000 ELSE 32000000 END) AS large_packet_count
+    FROM (
+        SELECT run_id, rank, file_id, op_ts_ns, op_name, bucket AS transport_type, size_bytes, transit_ns
+        FROM packet
+        UNION ALL
+        SELECT run_id, rank, file_id, op_ts_ns, op_name, 'SDMA', size_bytes, transit_ns
+        FROM packet
+        WHERE bucket IN ('HCCS', 'PCIE', 'SIO')
+    ) AS x
+    GROUP BY run_id, rank, file_id, op_ts_ns, op_name, transport_type
+),
 transport AS (
     SELECT * FROM (VALUES ('HCCS', 1), ('PCIE', 2), ('SIO', 3), ('RDMA', 4), ('SDMA', 5)) AS t(transport_type, ord)
 ),
 per_transport AS (
+    -- every op gets all five transports, zero rows included
     SELECT
         o.run_id, o.rank, o.step, o.group_name, o.op_name, o.op_ts_ns, t.transport_type, t.ord,
-        coalesce(sum(p.size_bytes), 0) AS transit_size_bytes,
-        coalesce(sum(p.transit_ns), 0) AS transit_ns,
-        count(p.bucket) AS packet_count,
-        count_if(p.size_bytes > CASE WHEN t.transport_type = 'RDMA' THEN 500000 ELSE 32000000 END)
-            AS large_packet_count
+        coalesce(p.size_bytes, 0) AS transit_size_bytes,
+        coalesce(p.transit_ns, 0) AS transit_ns,
+        coalesce(p.packet_count, 0) AS packet_count,
+        coalesce(p.large_packet_count, 0) AS large_packet_count
     FROM op AS o
     CROSS JOIN transport AS t
-    LEFT JOIN packet AS p
+    LEFT JOIN packet_sum AS p
         ON p.run_id = o.run_id AND p.rank = o.rank AND p.file_id = o.file_id
-        AND p.op_ts_ns = o.op_ts_ns AND p.op_name = o.op_name
-        AND (p.bucket = t.transport_type
-             OR (t.transport_type = 'SDMA' AND p.bucket IN ('HCCS', 'PCIE', 'SIO')))
-    GROUP BY o.run_id, o.rank, o.file_id, o.step, o.group_name, o.op_name, o.op_ts_ns, t.transport_type, t.ord
+        AND p.op_ts_ns = o.op_ts_ns AND p.op_name = o.op_name AND p.transport_type = t.transport_type
 ),
 traced_rank AS (
     SELECT DISTINCT run_id, rank FROM link WHERE op_name IS NOT NULL AND op_ts_ns IS NOT NULL

@@ -34,29 +34,28 @@ op AS (
         any_value(op_type) AS op_type,
         any_value(comm_kind) AS comm_kind,
         min(ts_ns) AS start_ns,
-        max(ts_ns + dur_ns) AS end_ns
+        max(ts_ns + dur_ns) AS end_ns,
+        -- the master plane's first transfer (SDMA transit copy or RDMA window start)
+        min(CASE WHEN is_master_plane AND (is_sdma_transit OR starts_rdma_window) THEN seq END) AS first_transit_seq
     FROM task
     GROUP BY run_id, rank, file_id, op_ts_ns, op_name
-),
-master AS (
-    SELECT
-        *,
-        min(CASE WHEN is_sdma_transit OR starts_rdma_window THEN seq END)
-            OVER (PARTITION BY run_id, rank, file_id, op_ts_ns, op_name) AS first_transit_seq
-    FROM task
-    WHERE is_master_plane
 ),
 parts AS (
+    -- the master plane's tasks of each op
     SELECT
-        run_id, rank, file_id, op_ts_ns, op_name,
-        sum(CASE WHEN is_sdma_transit THEN dur_ns ELSE 0 END)
-            + sum(coalesce(rdma_window_ns, 0)) AS transit_ns,
-        sum(CASE WHEN task_name = 'Notify_Wait' AND NOT in_rdma_window THEN dur_ns ELSE 0 END) AS wait_ns,
-        sum(CASE WHEN task_name = 'Notify_Wait' AND NOT in_rdma_window
-                      AND (first_transit_seq IS NULL OR seq < first_transit_seq)
-                 THEN dur_ns ELSE 0 END) AS synchronization_ns
-    FROM master
-    GROUP BY run_id, rank, file_id, op_ts_ns, op_name
+        t.run_id, t.rank, t.file_id, t.op_ts_ns, t.op_name,
+        sum(CASE WHEN t.is_sdma_transit THEN t.dur_ns ELSE 0 END)
+            + sum(coalesce(t.rdma_window_ns, 0)) AS transit_ns,
+        sum(CASE WHEN t.task_name = 'Notify_Wait' AND NOT t.in_rdma_window THEN t.dur_ns ELSE 0 END) AS wait_ns,
+        sum(CASE WHEN t.task_name = 'Notify_Wait' AND NOT t.in_rdma_window
+                      AND (o.first_transit_seq IS NULL OR t.seq < o.first_transit_seq)
+                 THEN t.dur_ns ELSE 0 END) AS synchronization_ns
+    FROM task AS t
+    JOIN op AS o
+        ON o.run_id = t.run_id AND o.rank = t.rank AND o.file_id = t.file_id
+        AND o.op_ts_ns = t.op_ts_ns AND o.op_name = t.op_name
+    WHERE t.is_master_plane
+    GROUP BY t.run_id, t.rank, t.file_id, t.op_ts_ns, t.op_name
 ),
 joined AS (
     SELECT
