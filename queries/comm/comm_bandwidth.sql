@@ -17,9 +17,17 @@
 -- Units:     *_bytes bytes; *_ns integer nanoseconds; bandwidth_gbps GB/s (10^9 B/s);
 --            large_packet_ratio 0–1; *_count transfers.
 CREATE OR REPLACE VIEW comm_bandwidth AS
-WITH op AS (
-    SELECT run_id, rank, file_id, op_ts_ns, op_name, any_value(step) AS step, any_value(group_name) AS group_name
+WITH task AS (
+    -- read once: the ops and both kinds of packets below use it (a CTE used several times is
+    -- computed once)
+    SELECT
+        run_id, rank, file_id, op_ts_ns, op_name, step, group_name, link_type, size_bytes, dur_ns,
+        is_sdma_transit, starts_rdma_window, rdma_window_bytes, rdma_window_ns
     FROM tracedb_internal.comm_task
+),
+op AS (
+    SELECT run_id, rank, file_id, op_ts_ns, op_name, any_value(step) AS step, any_value(group_name) AS group_name
+    FROM task
     GROUP BY run_id, rank, file_id, op_ts_ns, op_name
 ),
 packet AS (
@@ -32,32 +40,48 @@ packet AS (
         END AS bucket,
         coalesce(size_bytes, 0) AS size_bytes,
         dur_ns AS transit_ns
-    FROM tracedb_internal.comm_task
+    FROM task
     WHERE is_sdma_transit
     UNION ALL
     SELECT run_id, rank, file_id, op_ts_ns, op_name, 'RDMA', rdma_window_bytes, rdma_window_ns
-    FROM tracedb_internal.comm_task
+    FROM task
     WHERE starts_rdma_window
+),
+packet_sum AS (
+    -- per op and transport: each packet counts on its bucket, and HCCS / PCIE / SIO packets on
+    -- SDMA too (SDMA = HCCS + PCIE + SIO + copies of other link types)
+    SELECT
+        run_id, rank, file_id, op_ts_ns, op_name, transport_type,
+        sum(size_bytes) AS size_bytes,
+        sum(transit_ns) AS transit_ns,
+        count(*) AS packet_count,
+        count_if(size_bytes > CASE WHEN transport_type = 'RDMA' THEN 500000 ELSE 32000000 END) AS large_packet_count
+    FROM (
+        SELECT run_id, rank, file_id, op_ts_ns, op_name, bucket AS transport_type, size_bytes, transit_ns
+        FROM packet
+        UNION ALL
+        SELECT run_id, rank, file_id, op_ts_ns, op_name, 'SDMA', size_bytes, transit_ns
+        FROM packet
+        WHERE bucket IN ('HCCS', 'PCIE', 'SIO')
+    ) AS x
+    GROUP BY run_id, rank, file_id, op_ts_ns, op_name, transport_type
 ),
 transport AS (
     SELECT * FROM (VALUES ('HCCS', 1), ('PCIE', 2), ('SIO', 3), ('RDMA', 4), ('SDMA', 5)) AS t(transport_type, ord)
 ),
 per_transport AS (
+    -- every op gets all five transports, zero rows included
     SELECT
         o.run_id, o.rank, o.step, o.group_name, o.op_name, o.op_ts_ns, t.transport_type, t.ord,
-        coalesce(sum(p.size_bytes), 0) AS transit_size_bytes,
-        coalesce(sum(p.transit_ns), 0) AS transit_ns,
-        count(p.bucket) AS packet_count,
-        count_if(p.size_bytes > CASE WHEN t.transport_type = 'RDMA' THEN 500000 ELSE 32000000 END)
-            AS large_packet_count
+        coalesce(p.size_bytes, 0) AS transit_size_bytes,
+        coalesce(p.transit_ns, 0) AS transit_ns,
+        coalesce(p.packet_count, 0) AS packet_count,
+        coalesce(p.large_packet_count, 0) AS large_packet_count
     FROM op AS o
     CROSS JOIN transport AS t
-    LEFT JOIN packet AS p
+    LEFT JOIN packet_sum AS p
         ON p.run_id = o.run_id AND p.rank = o.rank AND p.file_id = o.file_id
-        AND p.op_ts_ns = o.op_ts_ns AND p.op_name = o.op_name
-        AND (p.bucket = t.transport_type
-             OR (t.transport_type = 'SDMA' AND p.bucket IN ('HCCS', 'PCIE', 'SIO')))
-    GROUP BY o.run_id, o.rank, o.file_id, o.step, o.group_name, o.op_name, o.op_ts_ns, t.transport_type, t.ord
+        AND p.op_ts_ns = o.op_ts_ns AND p.op_name = o.op_name AND p.transport_type = t.transport_type
 ),
 traced_rank AS (
     SELECT DISTINCT run_id, rank FROM link WHERE op_name IS NOT NULL AND op_ts_ns IS NOT NULL

@@ -19,7 +19,14 @@
 -- Units:     *_ns integer nanoseconds; *_ratio 0–1 rounded to 4 decimals (0 when the
 --            denominator is 0).
 CREATE OR REPLACE VIEW comm_op AS
-WITH op AS (
+WITH task AS (
+    -- read once: both parts below use it (a CTE used several times is computed once)
+    SELECT
+        run_id, rank, file_id, op_ts_ns, op_name, step, group_name, op_type, comm_kind, ts_ns, dur_ns,
+        seq, task_name, is_master_plane, is_sdma_transit, starts_rdma_window, in_rdma_window, rdma_window_ns
+    FROM tracedb_internal.comm_task
+),
+op AS (
     SELECT
         run_id, rank, file_id, op_ts_ns, op_name,
         any_value(step) AS step,
@@ -27,29 +34,28 @@ WITH op AS (
         any_value(op_type) AS op_type,
         any_value(comm_kind) AS comm_kind,
         min(ts_ns) AS start_ns,
-        max(ts_ns + dur_ns) AS end_ns
-    FROM tracedb_internal.comm_task
+        max(ts_ns + dur_ns) AS end_ns,
+        -- the master plane's first transfer (SDMA transit copy or RDMA window start)
+        min(CASE WHEN is_master_plane AND (is_sdma_transit OR starts_rdma_window) THEN seq END) AS first_transit_seq
+    FROM task
     GROUP BY run_id, rank, file_id, op_ts_ns, op_name
-),
-master AS (
-    SELECT
-        *,
-        min(CASE WHEN is_sdma_transit OR starts_rdma_window THEN seq END)
-            OVER (PARTITION BY run_id, rank, file_id, op_ts_ns, op_name) AS first_transit_seq
-    FROM tracedb_internal.comm_task
-    WHERE is_master_plane
 ),
 parts AS (
+    -- the master plane's tasks of each op
     SELECT
-        run_id, rank, file_id, op_ts_ns, op_name,
-        sum(CASE WHEN is_sdma_transit THEN dur_ns ELSE 0 END)
-            + sum(coalesce(rdma_window_ns, 0)) AS transit_ns,
-        sum(CASE WHEN task_name = 'Notify_Wait' AND NOT in_rdma_window THEN dur_ns ELSE 0 END) AS wait_ns,
-        sum(CASE WHEN task_name = 'Notify_Wait' AND NOT in_rdma_window
-                      AND (first_transit_seq IS NULL OR seq < first_transit_seq)
-                 THEN dur_ns ELSE 0 END) AS synchronization_ns
-    FROM master
-    GROUP BY run_id, rank, file_id, op_ts_ns, op_name
+        t.run_id, t.rank, t.file_id, t.op_ts_ns, t.op_name,
+        sum(CASE WHEN t.is_sdma_transit THEN t.dur_ns ELSE 0 END)
+            + sum(coalesce(t.rdma_window_ns, 0)) AS transit_ns,
+        sum(CASE WHEN t.task_name = 'Notify_Wait' AND NOT t.in_rdma_window THEN t.dur_ns ELSE 0 END) AS wait_ns,
+        sum(CASE WHEN t.task_name = 'Notify_Wait' AND NOT t.in_rdma_window
+                      AND (o.first_transit_seq IS NULL OR t.seq < o.first_transit_seq)
+                 THEN t.dur_ns ELSE 0 END) AS synchronization_ns
+    FROM task AS t
+    JOIN op AS o
+        ON o.run_id = t.run_id AND o.rank = t.rank AND o.file_id = t.file_id
+        AND o.op_ts_ns = t.op_ts_ns AND o.op_name = t.op_name
+    WHERE t.is_master_plane
+    GROUP BY t.run_id, t.rank, t.file_id, t.op_ts_ns, t.op_name
 ),
 joined AS (
     SELECT

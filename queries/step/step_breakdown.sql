@@ -23,37 +23,53 @@
 --            part of free_ns they fill (msprof-analyze's Free Time splits into SDMA and Free alike).
 --            Column order: keys; headline numbers (computing, communication, uncovered communication, free,
 --            copy); details; MindSpore fp/bp last.
+-- Method:    one sort of each step's kernels by start: a kernel adds to the union of its set
+--            (computing, communication, both, all) the part of it after the latest end of the
+--            set's kernels before it (touching intervals merge); Overlapped = |U(comm)| +
+--            |U(computing)| − |U(computing ∪ comm)|. Same numbers as the islands of
+--            tracedb_internal.kernel_island and comm_booked, without building them.
 -- Units:     *_ns integer nanoseconds; *_count kernels and ops; computing + not overlapped + free = stage + bubble.
 CREATE OR REPLACE VIEW step_breakdown AS
-WITH kernel_span AS (
-    -- first kernel start, last kernel end and kernel counts of each step
+WITH ordered AS (
+    -- the step's kernels in start order, each with the latest end of the computing kernels, of
+    -- the communication ops and of the copies before it: one sort of the step's kernels gives
+    -- every union below (a kernel adds the part of it beyond the latest end of its set before it;
+    -- computing ∪ communication ends at the later of the two, all kernels at the latest of three)
+    SELECT
+        run_id, rank, step, start_ns, end_ns, is_communication, is_copy,
+        NOT is_communication AND NOT is_copy AS is_computing,
+        CASE WHEN is_communication AND (lower(name) LIKE 'hcom_receive%' OR name LIKE '%Receive-op%')
+             THEN dur_ns ELSE 0 END AS receive_ns,
+        max(CASE WHEN NOT is_communication AND NOT is_copy THEN end_ns END) OVER w AS computing_end_ns,
+        max(CASE WHEN is_communication THEN end_ns END) OVER w AS communication_end_ns,
+        max(CASE WHEN is_copy THEN end_ns END) OVER w AS copy_end_ns
+    FROM tracedb_internal.step_kernel
+    WINDOW w AS (PARTITION BY run_id, rank, step ORDER BY start_ns, end_ns, kernel_id
+                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+),
+kernel_span AS (
+    -- per step: first kernel start, last kernel end, kernel counts, and the lengths of the unions
+    -- |U(computing)|, |U(communication)|, |U(computing ∪ communication)| and |U(all, copies too)|
     SELECT run_id, rank, step, min(start_ns) AS start_ns, max(end_ns) AS end_ns,
            sum(CASE WHEN is_copy THEN 0 ELSE 1 END) AS kernel_count,
            sum(CASE WHEN is_communication THEN 1 ELSE 0 END) AS communication_op_count,
            sum(CASE WHEN is_copy THEN 1 ELSE 0 END) AS copy_count,
-           sum(CASE WHEN is_communication AND (lower(name) LIKE 'hcom_receive%' OR name LIKE '%Receive-op%')
-                    THEN dur_ns ELSE 0 END)
-               AS bubble_ns
-    FROM tracedb_internal.step_kernel
-    GROUP BY run_id, rank, step
-),
-computing AS (
-    SELECT run_id, rank, step, sum(end_ns - start_ns) AS computing_ns
-    FROM tracedb_internal.compute_island
-    GROUP BY run_id, rank, step
-),
-copy AS (
-    -- |U(computing ∪ communication ∪ copies)| of the steps with a copy
-    SELECT run_id, rank, step, sum(end_ns - start_ns) AS all_ns
-    FROM tracedb_internal.kernel_island
-    WHERE kind = 'all'
-    GROUP BY run_id, rank, step
-),
-communication AS (
-    SELECT run_id, rank, step,
-           sum(booked_ns) AS communication_ns,
-           sum(booked_overlapped_ns) AS overlapped_ns
-    FROM tracedb_internal.comm_booked
+           sum(receive_ns) AS bubble_ns,
+           sum(CASE WHEN is_computing THEN 1 ELSE 0 END) AS computing_kernel_count,
+           sum(CASE WHEN is_computing
+                    THEN greatest(end_ns - greatest(start_ns, coalesce(computing_end_ns, start_ns)), 0) ELSE 0 END)
+               AS computing_ns,
+           sum(CASE WHEN is_communication
+                    THEN greatest(end_ns - greatest(start_ns, coalesce(communication_end_ns, start_ns)), 0) ELSE 0 END)
+               AS communication_ns,
+           sum(CASE WHEN NOT is_copy
+                    THEN greatest(end_ns - greatest(start_ns, coalesce(computing_end_ns, start_ns),
+                                                    coalesce(communication_end_ns, start_ns)), 0) ELSE 0 END)
+               AS busy_ns,
+           sum(greatest(end_ns - greatest(start_ns, coalesce(computing_end_ns, start_ns),
+                                          coalesce(communication_end_ns, start_ns), coalesce(copy_end_ns, start_ns)), 0))
+               AS all_ns
+    FROM ordered
     GROUP BY run_id, rank, step
 ),
 mindspore_step AS (
@@ -74,44 +90,40 @@ step_window AS (
         coalesce(w.communication_op_count, 0) AS communication_op_count,
         coalesce(w.copy_count, 0) AS copy_count,
         coalesce(w.bubble_ns, 0) AS bubble_ns,
-        m.fp_ns, m.bp_ns
+        m.fp_ns, m.bp_ns,
+        -- computing is unknown in a MindSpore step_trace_raw step without computing kernels
+        -- (communication intervals only), as in free_time and uncovered_communication
+        -- (tracedb_internal.comm_only_step)
+        m.run_id IS NULL OR coalesce(w.computing_kernel_count, 0) > 0 AS has_computing,
+        coalesce(w.computing_ns, 0) AS computing_ns,
+        coalesce(w.communication_ns, 0) AS communication_ns,
+        -- |U(comm) ∩ U(computing)| = |U(comm)| + |U(computing)| − |U(computing ∪ comm)|
+        coalesce(w.communication_ns + w.computing_ns - w.busy_ns, 0) AS overlapped_ns,
+        -- copies outside computing and communication: |U(all)| − |U(computing ∪ communication)|
+        coalesce(w.all_ns - w.busy_ns, 0) AS copy_ns
     FROM kernel_span AS w
     FULL OUTER JOIN mindspore_step AS m
         ON m.run_id = w.run_id AND m.rank = w.rank AND m.step = w.step
 ),
 first_host_op AS (
-    SELECT run_id, rank, min(ts_ns) AS ts_ns
-    FROM event
-    WHERE ph = 'X' AND lower(cat) IN ('cpu_op', 'operator')
-    GROUP BY run_id, rank
+    -- the first framework op of each rank without steps (the only rows that use it: the event
+    -- table is read only for them)
+    SELECT e.run_id, e.rank, min(e.ts_ns) AS ts_ns
+    FROM event AS e
+    JOIN (SELECT DISTINCT run_id, rank FROM step_window WHERE step IS NULL) AS n
+        ON n.run_id = e.run_id AND n.rank = e.rank
+    WHERE e.ph = 'X' AND lower(e.cat) IN ('cpu_op', 'operator')
+    GROUP BY e.run_id, e.rank
 ),
 parts AS (
     SELECT
-        w.run_id, w.rank, w.step, w.start_ns, w.end_ns, w.kernel_count, w.communication_op_count,
-        w.copy_count, w.bubble_ns, w.fp_ns, w.bp_ns,
-        -- computing is unknown in a MindSpore step_trace_raw step without computing kernels
-        -- (communication intervals only), as in free_time and uncovered_communication
-        u.run_id IS NULL AS has_computing,
-        coalesce(c.computing_ns, 0) AS computing_ns,
-        coalesce(m.communication_ns, 0) AS communication_ns,
-        coalesce(m.overlapped_ns, 0) AS overlapped_ns,
-        -- copies outside computing and communication: |U(all)| − |U(computing ∪ communication)|
-        coalesce(y.all_ns - (coalesce(c.computing_ns, 0) + coalesce(m.communication_ns, 0)
-                             - coalesce(m.overlapped_ns, 0)), 0) AS copy_ns,
+        w.*,
         coalesce(s.host_start_ns, CASE WHEN w.step IS NULL THEN f.ts_ns END) AS host_start_ns
     FROM step_window AS w
-    LEFT JOIN computing AS c
-        ON c.run_id = w.run_id AND c.rank = w.rank AND c.step IS NOT DISTINCT FROM w.step
-    LEFT JOIN communication AS m
-        ON m.run_id = w.run_id AND m.rank = w.rank AND m.step IS NOT DISTINCT FROM w.step
-    LEFT JOIN copy AS y
-        ON y.run_id = w.run_id AND y.rank = w.rank AND y.step IS NOT DISTINCT FROM w.step
     LEFT JOIN step AS s
         ON s.run_id = w.run_id AND s.rank = w.rank AND s.step = w.step
     LEFT JOIN first_host_op AS f
         ON f.run_id = w.run_id AND f.rank = w.rank
-    LEFT JOIN tracedb_internal.comm_only_step AS u
-        ON u.run_id = w.run_id AND u.rank = w.rank AND u.step = w.step
 )
 SELECT
     r.run_name::VARCHAR                                                 AS run_name,                                         -- run name (run.run_name)
