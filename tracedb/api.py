@@ -55,7 +55,7 @@ def _ingest(con, paths, **kw) -> IngestReport:
     """:func:`tracedb.ingest.ingest`, imported on first use."""
     return ingest_package().ingest(con, paths, **kw)
 
-DEFAULT_INGEST_MEMORY = "1400MB"
+DEFAULT_INGEST_MEMORY = "1300MB"   # see the ingest docstring and bench/RESULTS.md
 ROLES = ("baseline", "comparison")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _EXPLAIN = re.compile(r"^\s*EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?:\([^)]*\)\s*)?", re.I)
@@ -202,8 +202,9 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
         progress: receives progress lines.
         bar: receives (file name, percent) while a trace is parsed (see tracedb.progress).
         threads: DuckDB threads (default: all cores; large traces are parsed in that many slices).
-        memory_limit: DuckDB memory limit (default 1400MB: whole-process peak RSS stays under
-            1.5 GiB for any input size, measured on a 3 GB rank).
+        memory_limit: DuckDB memory limit (default 1300MB: whole-process peak RSS stays under
+            1.5 GiB for any input size: 1433 MiB for 128 ranks of 42 MB in one run, 1366 MiB
+            for a 1 GB rank; 1400MB reached 1559 MiB at 128 ranks).
         step_range_pattern: Nsight exports: NVTX ranges whose text matches this regular
             expression (RE2; group 1 = step number, else their order) are steps; default
             ``^ProfilerStep#(\\d+)$``.
