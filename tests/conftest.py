@@ -8,6 +8,7 @@ import duckdb
 import pytest
 
 from tracedb import template
+from tracedb.api import _remove_created
 from tracedb.db import connect
 from tracedb.ingest import ingest as ingest_into
 from tracedb.registry import install
@@ -69,8 +70,7 @@ def ingest_paths(db_path: Path, *paths, **kw):
     except BaseException:
         if new:
             con.close()
-            for p in (Path(db_path), Path(f"{db_path}.wal")):
-                p.unlink(missing_ok=True)
+            _remove_created(Path(db_path), wal_existed=False)
         raise
     finally:
         con.close()
