@@ -22,7 +22,9 @@ Everything else is SQL: this module only runs the sequence matcher, which needs 
 from __future__ import annotations
 
 import os
+import threading
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from itertools import zip_longest
@@ -390,6 +392,82 @@ def _side_name(arg: str) -> tuple[str, bool]:
     return detect(Path(arg)).default_name, True
 
 
+def _ingest_sides(con: duckdb.DuckDBPyConnection, sides: list[tuple[str, str, str]],
+                  progress: Callable[[str], None]) -> None:
+    """Ingest the sides given as paths ((path, run name, role) each).
+
+    Two sides whose files together take at most half of DuckDB's memory limit are ingested at
+    the same time, each in its own thread, connection and transaction: DuckDB runs the
+    statements of both, and a side's own statements keep both cores busy only while a large
+    trace is parsed (bench/RESULTS.md has the wall times). Larger sides go one after the other,
+    as their memory would add up. The ids are the ones a
+    sequential ingest gives (the comparison's above every id the baseline can take).
+
+    A side that fails is rolled back and the other is kept, as when they run one after the
+    other; the baseline's error is raised first. An interrupt (Ctrl-C, SIGTERM) rolls back
+    both sides.
+
+    Raises:
+        InputError: a side cannot be ingested.
+    """
+    from . import registry
+    from .api import ingest_package
+    from .ingest.staging import setting_bytes
+    from .schema import apply_schema
+    pkg = ingest_package()
+    if len(sides) == 2:
+        sizes = [pkg.input_size([path]) for path, _, _ in sides]
+        limit = setting_bytes(str(con.execute("SELECT current_setting('memory_limit')").fetchone()[0]))
+    if len(sides) < 2 or (limit and 2 * (sizes[0][1] + sizes[1][1]) > limit):
+        for path, name, role in sides:
+            progress(f"ingesting {path} as run {name} ({role})")
+            pkg.ingest(con, [path], run=name, role=role, progress=progress, checkpoint=False)
+        return
+    # an older file gets its tables and views here, once, not in both transactions
+    con.execute("BEGIN TRANSACTION")
+    try:
+        apply_schema(con)
+        registry.install_if_changed(con)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    new_run, top_run = con.execute("SELECT count(*) FILTER (WHERE run_name = ?) = 0, coalesce(max(run_id), 0) "
+                                   "FROM run", [sides[0][1]]).fetchone()
+    top_file = con.execute("SELECT coalesce(max(file_id), 0) FROM source_file").fetchone()[0]
+    floors = [(0, 0), (top_run + new_run, top_file + sizes[0][0])]
+    jobs = max(1, pkg.default_jobs() // 2)      # worker processes of a side with many ranks
+    cursors = [con.cursor() for _ in sides]
+    stop = threading.Event()
+
+    def say(line: str) -> None:
+        if stop.is_set():           # between two statements: roll this side back
+            raise KeyboardInterrupt
+        progress(line)
+
+    def side(cur, floor: tuple[int, int], path: str, name: str, role: str) -> None:
+        say(f"ingesting {path} as run {name} ({role})")
+        pkg.ingest(cur, [path], run=name, role=role, progress=say, checkpoint=False, id_floor=floor, jobs=jobs)
+
+    try:
+        with ThreadPoolExecutor(2, thread_name_prefix="tracedb-side") as pool:
+            futures = [pool.submit(side, cur, floor, *s) for cur, floor, s in zip(cursors, floors, sides)]
+            try:
+                wait(futures)
+            except BaseException:
+                stop.set()
+                while not all(f.done() for f in futures):   # an interrupt reaches a running statement only
+                    for cur in cursors:
+                        cur.interrupt()
+                    wait(futures, timeout=0.05)
+                raise
+        for f in futures:
+            f.result()
+    finally:
+        for cur in cursors:
+            cur.close()
+
+
 def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
                 name_map: Sequence[tuple[str, str]] = (), use_input_shape: bool = False,
                 max_kernel_num: int | None = None, baseline_step: int | None = None,
@@ -404,8 +482,6 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
         InputError: a path cannot be ingested (that side's ingest is rolled back).
     """
     from . import db as _db
-    from .api import ingest_package
-    _ingest = ingest_package().ingest
 
     if max_kernel_num is not None and max_kernel_num < 0:
         raise QueryError("--max-kernel-num must be 0 or more.")
@@ -418,11 +494,10 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
         if b_path or c_path:
             from . import template
             template.seed(con)      # a new database: tables and views copied from the cached template
-        for arg, name, is_path, role in ((baseline, b_name, b_path, "baseline"),
-                                         (comparison, c_name, c_path, "comparison")):
-            if is_path:
-                progress(f"ingesting {arg} as run {name} ({role})")
-                _ingest(con, [arg], run=name, role=role, progress=progress, checkpoint=False)
+        sides = [(arg, name, role) for arg, name, is_path, role in ((baseline, b_name, b_path, "baseline"),
+                                                                    (comparison, c_name, c_path, "comparison"))
+                 if is_path]
+        _ingest_sides(con, sides, progress)
         has_run = con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' "
                               "AND table_name = 'run'").fetchone()[0]
         ids = {}

@@ -69,6 +69,16 @@ def plan_runs(paths: list[str | Path], run: str | None, run_per_path: bool) -> l
     return [_Plan(name, Path(paths[0]), [u for ri in inputs for u in ri.ranks])]
 
 
+def input_size(paths: list[str | Path]) -> tuple[int, int]:
+    """(files, bytes) an ingest of PATHS reads; the files are the most file ids it can take.
+
+    Raises:
+        InputError: a PATH is not a profiler output tracedb reads.
+    """
+    files = [path for plan in plan_runs(paths, None, False) for u in plan.ranks for _, path, _ in _files(u)]
+    return len(files), sum(p.stat().st_size for p in files)
+
+
 def _files(unit: RankInput) -> list[tuple[str, Path, str | None]]:
     """(format, path, op tag) of every file of a rank."""
     out = [(fmt, path, None) for fmt, path in unit.files.items()]
@@ -140,7 +150,8 @@ class _Command:
                                          "FROM run WHERE run_id = ?", [run_id]).fetchone())
         rules = folder / f"rules_{run_id}.parquet"
         self.con.execute(f"COPY kernel_class_rule TO '{str(rules).replace(chr(39), chr(39) * 2)}' (FORMAT parquet)")
-        floor = self.con.execute("SELECT coalesce(max(file_id), 0) FROM source_file").fetchone()[0]
+        floor = self.con.execute("SELECT greatest(coalesce(max(file_id), 0), ?) FROM source_file",
+                                 [self.catalog.file_id_floor]).fetchone()[0]
         jobs = []
         for unit in units:
             jobs.append(staging.StagingJob(str(folder / f"run{run_id}_rank{unit.rank}.duckdb"), run_id, run_name,
@@ -266,7 +277,7 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
            role: str | None = None, replace: bool = False, run_per_path: bool = False,
            allow_mixed_platforms: bool = False, progress: Callable[[str], None] = lambda s: None,
            bar: Bar | None = None, step_range_pattern: str | None = None, jobs: int | None = None,
-           checkpoint: bool = True) -> IngestReport:
+           checkpoint: bool = True, id_floor: tuple[int, int] = (0, 0)) -> IngestReport:
     """Ingest PATHs into the database in one transaction and install the view library.
 
     Args:
@@ -287,6 +298,10 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
         checkpoint: write the committed data into the database file (CHECKPOINT) before
             returning; False leaves that to the caller (``tracedb compare`` checkpoints once
             after both sides and the alignment).
+        id_floor: new run ids above the first number, new file ids above the second: for an
+            ingest running at the same time as another on this database (its transaction does
+            not see the other's ids; ``tracedb compare`` gives its second side the ids above
+            the first side's, see :func:`input_size`).
 
     Returns:
         IngestReport (runs, files ingested/skipped, rows per table, seconds).
@@ -304,7 +319,7 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
         report = IngestReport()
         plans = plan_runs(paths, run, run_per_path)
         con.execute("BEGIN TRANSACTION")
-        catalog = Catalog(con, replace=replace, say=progress)
+        catalog = Catalog(con, replace=replace, say=progress, run_id_floor=id_floor[0], file_id_floor=id_floor[1])
         command = None
         try:
             apply_schema(con)

@@ -64,10 +64,13 @@ class Catalog:
     """Catalog rows of one ingest command (inside its transaction)."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, *, replace: bool, say: Callable[[str], None],
-                 file_id_floor: int = 0):
+                 file_id_floor: int = 0, run_id_floor: int = 0):
         self.con = con
-        # a staging worker's file_ids start above the range the main process gave its rank
+        # a staging worker's file_ids start above the range the main process gave its rank;
+        # tracedb compare's second side, ingested at the same time as the first, starts its
+        # run and file ids above the first side's (a transaction does not see the other's rows)
         self.file_id_floor = file_id_floor
+        self.run_id_floor = run_id_floor
         self.replace = replace
         self.say = say
         self.skipped: list[str] = []
@@ -90,7 +93,8 @@ class Catalog:
             if old != platform:
                 self.con.execute("UPDATE run SET platform = 'mixed' WHERE run_id = ?", [run_id])
         else:
-            run_id = self.con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM run").fetchone()[0]
+            run_id = self.con.execute("SELECT greatest(coalesce(max(run_id), 0), ?) + 1 FROM run",
+                                      [self.run_id_floor]).fetchone()[0]
             self.con.execute("INSERT INTO run VALUES (?, ?, NULL, ?, ?, ?)",
                              [run_id, name, platform, str(source.resolve()), now()])
         if role:

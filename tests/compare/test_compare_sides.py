@@ -1,0 +1,93 @@
+"""``tracedb compare PATH PATH`` ingests its two sides at the same time (two threads, two
+connections, two transactions): the database ends up as if they had been ingested one after the
+other, a failing side is rolled back alone, and an interrupt rolls back both."""
+from __future__ import annotations
+
+import shutil
+import signal
+import threading
+
+import duckdb
+import pytest
+
+from conftest import FIXTURES, corpus_path, rows
+from tracedb import api
+from tracedb.compare import run_compare
+from tracedb.errors import InputError
+
+L1 = "msinsight/test/data/pytorch/text/level1"
+OTHER = FIXTURES / "ascend" / "level1_2024_rank0_ascend_pt"
+
+
+def _tables(db) -> dict[str, list[tuple]]:
+    """Every table's rows, sorted, without the ingest time stamps."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        out = {}
+        for (t,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' "
+                                "ORDER BY 1").fetchall():
+            cols = [c for (c,) in con.execute("SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' "
+                                              "AND table_name = ? AND column_name <> 'ingested_at' "
+                                              "ORDER BY column_index", [t]).fetchall()]
+            out[t] = sorted(con.execute(f'SELECT {", ".join(chr(34) + c + chr(34) for c in cols)} FROM "{t}"')
+                            .fetchall(), key=repr)
+        return out
+    finally:
+        con.close()
+
+
+def test_both_sides_at_once_equal_one_after_the_other(tmp_path):
+    """Run and file ids, rows and alignment equal ingesting the baseline, then the comparison,
+    into a database that already holds a run (so the ids start above it)."""
+    r0, r1, other = corpus_path(f"{L1}/rank0_ascend_pt"), corpus_path(f"{L1}/rank1_ascend_pt"), OTHER
+    at_once, in_turn = tmp_path / "at_once.duckdb", tmp_path / "in_turn.duckdb"
+    for db in (at_once, in_turn):
+        api.ingest([other], db, run="other")
+    threads = set()
+    run_compare(str(r0), str(r1), at_once, progress=lambda s: threads.add(threading.current_thread().name))
+    assert sum(name.startswith("tracedb-side") for name in threads) == 2      # the two sides ran in two threads
+    api.ingest([r0], in_turn, run="rank0_ascend_pt", role="baseline")
+    api.ingest([r1], in_turn, run="rank1_ascend_pt", role="comparison")
+    run_compare("rank0_ascend_pt", "rank1_ascend_pt", in_turn)
+    got, want = _tables(at_once), _tables(in_turn)
+    assert want["run"][1:] == [(2, "rank0_ascend_pt", "baseline", "npu", str(r0.resolve())),
+                               (3, "rank1_ascend_pt", "comparison", "npu", str(r1.resolve()))]
+    assert len(want["op_match"]) == 115
+    assert got == want
+
+
+@pytest.mark.parametrize("bad", [0, 1])
+def test_a_failing_side_is_rolled_back_and_the_other_kept(tmp_path, bad):
+    sides = [corpus_path(f"{L1}/rank0_ascend_pt"), tmp_path / "rank1_ascend_pt"]
+    shutil.copytree(corpus_path(f"{L1}/rank1_ascend_pt"), sides[1])
+    if bad == 0:
+        sides.reverse()
+    trace = sides[bad] / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    trace.write_bytes(trace.read_bytes()[:100_000])                   # cut inside an event
+    db = tmp_path / "c.duckdb"
+    with pytest.raises(InputError) as e:
+        run_compare(str(sides[0]), str(sides[1]), db)
+    assert e.value.file == str(trace)
+    good = sides[1 - bad].name
+    assert rows(db, "SELECT run_name FROM run") == [(good,)]
+    assert rows(db, "SELECT count(DISTINCT run_id), count(*) > 10000 FROM event") == [(1, True)]
+    assert rows(db, "SELECT count(*) FROM source_file WHERE path = ?", [str(trace)]) == [(0,)]
+
+
+def test_an_interrupt_rolls_back_both_sides(tmp_path):
+    """SIGINT while both sides are being read (sent when the first file starts): nothing of
+    either side stays, and the file opens clean."""
+    r0, r1 = corpus_path(f"{L1}/rank0_ascend_pt"), corpus_path(f"{L1}/rank1_ascend_pt")
+    db = tmp_path / "c.duckdb"
+    sent = threading.Event()
+
+    def progress(line: str) -> None:
+        if line.startswith("ingest /") and not sent.is_set():
+            sent.set()
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):
+        run_compare(str(r0), str(r1), db, progress=progress)
+    assert sent.is_set()
+    assert rows(db, "SELECT (SELECT count(*) FROM run), (SELECT count(*) FROM event), "
+                    "(SELECT count(*) FROM source_file)") == [(0, 0, 0)]
