@@ -91,3 +91,20 @@ def test_an_interrupt_rolls_back_both_sides(tmp_path):
     assert sent.is_set()
     assert rows(db, "SELECT (SELECT count(*) FROM run), (SELECT count(*) FROM event), "
                     "(SELECT count(*) FROM source_file)") == [(0, 0, 0)]
+
+
+def test_compare_leaves_the_vacuum_setting_as_it_found_it(tmp_path):
+    """compare's checkpoints skip DuckDB's vacuum (a global setting): a connection of the same
+    process to the same database sees the setting back afterwards."""
+    from tracedb import db as _db
+    r0, r1 = corpus_path(f"{L1}/rank0_ascend_pt"), corpus_path(f"{L1}/rank1_ascend_pt")
+    db = tmp_path / "c.duckdb"
+    api.ingest([r0], db, run="r0")
+    api.ingest([r1], db, run="r1")
+    keep = _db.connect(db)
+    try:
+        keep.execute("SET max_vacuum_tasks = 7")
+        run_compare("r0", "r1", db)
+        assert keep.execute("SELECT current_setting('max_vacuum_tasks')").fetchone() == (7,)
+    finally:
+        keep.close()
