@@ -392,6 +392,55 @@ def _side_name(arg: str) -> tuple[str, bool]:
     return detect(Path(arg)).default_name, True
 
 
+def _overall(cur: duckdb.DuckDBPyConnection, baseline: str, comparison: str) -> list:
+    """overall_comparison of the two runs (when installed) as a report section: the view's
+    own rows, through its macro (the view picks the runs by role)."""
+    if not cur.execute("SELECT 1 FROM tracedb_object WHERE name = 'overall_comparison'").fetchone():
+        return []
+    cur.execute("SELECT * FROM overall_comparison_between(?, ?)", [baseline, comparison])
+    return [("overall_comparison", [d[0] for d in cur.description], cur.fetchall())]
+
+
+def _settle_pair(con: duckdb.DuckDBPyConnection, ids: dict[str, int], b_name: str, c_name: str,
+                 name_map: Sequence[tuple[str, str]], baseline_step: int | None, comparison_step: int | None,
+                 use_input_shape: bool, max_kernel_num: int | None) -> int:
+    """Roles, name map, steps and alignment of the pair, in one transaction; returns the
+    alignment's rows.
+
+    Raises:
+        QueryError: a step the run does not have (nothing written).
+    """
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for role, run_id in (("baseline", ids["BASELINE"]), ("comparison", ids["COMPARISON"])):
+            con.execute("UPDATE run SET role = NULL WHERE role = ? AND run_id <> ?", [role, run_id])
+            con.execute("UPDATE run SET role = ? WHERE run_id = ?", [role, run_id])
+        for a, b in name_map:
+            con.execute("DELETE FROM op_name_map WHERE baseline_name = ?", [a])
+            con.execute("INSERT INTO op_name_map VALUES (?, ?)", [a, b])
+        for run_id, name, step, flag in ((ids["BASELINE"], b_name, baseline_step, "--baseline-step"),
+                                         (ids["COMPARISON"], c_name, comparison_step, "--comparison-step")):
+            con.execute("DELETE FROM compare_step WHERE run_id = ?", [run_id])
+            if step is None:
+                continue
+            if not con.execute("SELECT 1 FROM step WHERE run_id = ? AND step = ?", [run_id, step]).fetchone():
+                have = [r[0] for r in con.execute("SELECT DISTINCT step FROM step WHERE run_id = ? ORDER BY 1",
+                                                  [run_id]).fetchall()]
+                raise QueryError(f"{flag} {step}: run {name} has no step {step}.",
+                                 hint=f"its steps: {', '.join(map(str, have)) or 'none'}.")
+            con.execute("INSERT INTO compare_step VALUES (?, ?)", [run_id, step])
+        pairs = align(con, ids["BASELINE"], ids["COMPARISON"], use_input_shape=use_input_shape,
+                      max_kernel_num=max_kernel_num)
+        con.execute("COMMIT")
+        return pairs
+    except BaseException:
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.Error:
+            pass
+        raise
+
+
 def _pause_vacuum(con: duckdb.DuckDBPyConnection) -> int | None:
     """Let this command's checkpoints write the new rows as they are (``max_vacuum_tasks = 0``,
     a global DuckDB setting; returns its value to restore, None if this DuckDB lacks it).
@@ -532,49 +581,32 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
         if ids["BASELINE"] == ids["COMPARISON"]:
             raise QueryError(f"baseline and comparison are the same run ({b_name}).",
                              hint="compare two runs, e.g. tracedb compare gpu_run npu_run.")
-        con.execute("BEGIN TRANSACTION")
-        try:
-            for role, run_id in (("baseline", ids["BASELINE"]), ("comparison", ids["COMPARISON"])):
-                con.execute("UPDATE run SET role = NULL WHERE role = ? AND run_id <> ?", [role, run_id])
-                con.execute("UPDATE run SET role = ? WHERE run_id = ?", [role, run_id])
-            for a, b in name_map:
-                con.execute("DELETE FROM op_name_map WHERE baseline_name = ?", [a])
-                con.execute("INSERT INTO op_name_map VALUES (?, ?)", [a, b])
-            for run_id, name, step, flag in ((ids["BASELINE"], b_name, baseline_step, "--baseline-step"),
-                                             (ids["COMPARISON"], c_name, comparison_step, "--comparison-step")):
-                con.execute("DELETE FROM compare_step WHERE run_id = ?", [run_id])
-                if step is None:
-                    continue
-                if not con.execute("SELECT 1 FROM step WHERE run_id = ? AND step = ?", [run_id, step]).fetchone():
-                    have = [r[0] for r in con.execute("SELECT DISTINCT step FROM step WHERE run_id = ? ORDER BY 1",
-                                                      [run_id]).fetchall()]
-                    raise QueryError(f"{flag} {step}: run {name} has no step {step}.",
-                                     hint=f"its steps: {', '.join(map(str, have)) or 'none'}.")
-                con.execute("INSERT INTO compare_step VALUES (?, ?)", [run_id, step])
-            pairs = align(con, ids["BASELINE"], ids["COMPARISON"], use_input_shape=use_input_shape,
-                          max_kernel_num=max_kernel_num)
-            con.execute("COMMIT")
-        except BaseException:
+        with ThreadPoolExecutor(1, thread_name_prefix="tracedb-overall") as pool:
+            # overall_comparison needs neither the roles nor the alignment: a second connection
+            # reads it for the two runs by name while this one aligns the ops (Python, one core)
+            cur = con.cursor()
+            overall = pool.submit(_overall, cur, b_name, c_name)
             try:
-                con.execute("ROLLBACK")
-            except duckdb.Error:
-                pass
-            raise
+                pairs = _settle_pair(con, ids, b_name, c_name, name_map, baseline_step, comparison_step,
+                                     use_input_shape, max_kernel_num)
+            except BaseException:
+                cur.interrupt()
+                raise
+            finally:
+                wait([overall])
+                cur.close()
+        report = CompareReport(b_name, c_name, pairs, 0, overall.result())
         for name, run_id in ((b_name, ids["BASELINE"]), (c_name, ids["COMPARISON"])):
             if not con.execute("SELECT count(*) FROM op WHERE run_id = ?", [run_id]).fetchone()[0]:
                 progress(f"note: run {name} has no framework ops (cpu_op events with flows to its kernels), so "
                          "op_diff, op_alignment, api_diff and memory_diff have nothing of it; kernel_diff and "
                          "communication_diff compare its kernels")
-        matched = con.execute("SELECT count(*) FROM op_match WHERE baseline_run_id = ? AND comparison_run_id = ? "
-                              "AND baseline_op_id IS NOT NULL AND comparison_op_id IS NOT NULL",
-                              [ids["BASELINE"], ids["COMPARISON"]]).fetchone()[0]
-        report = CompareReport(b_name, c_name, pairs, matched)
-        views = ["overall_comparison"] if con.execute(
-            "SELECT 1 FROM tracedb_object WHERE name = 'overall_comparison'").fetchone() else []
-        for view in views + ["op_diff"]:
-            sql = f"SELECT * FROM {view}" + (f" LIMIT {int(limit)}" if limit is not None and view == "op_diff" else "")
-            cur = con.execute(sql)
-            report.sections.append((view, [d[0] for d in cur.description], cur.fetchall()))
+        report.matched = con.execute(
+            "SELECT count(*) FROM op_match WHERE baseline_run_id = ? AND comparison_run_id = ? "
+            "AND baseline_op_id IS NOT NULL AND comparison_op_id IS NOT NULL",
+            [ids["BASELINE"], ids["COMPARISON"]]).fetchone()[0]
+        cur = con.execute("SELECT * FROM op_diff" + (f" LIMIT {int(limit)}" if limit is not None else ""))
+        report.sections.append(("op_diff", [d[0] for d in cur.description], cur.fetchall()))
         try:
             con.execute("CHECKPOINT")
         except duckdb.Error:
