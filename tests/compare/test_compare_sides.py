@@ -44,7 +44,7 @@ def test_both_sides_at_once_equal_one_after_the_other(tmp_path):
     for db in (at_once, in_turn):
         api.ingest([other], db, run="other")
     threads = set()
-    run_compare(str(r0), str(r1), at_once, progress=lambda s: threads.add(threading.current_thread().name))
+    report = run_compare(str(r0), str(r1), at_once, progress=lambda s: threads.add(threading.current_thread().name))
     assert sum(name.startswith("tracedb-side") for name in threads) == 2      # the two sides ran in two threads
     api.ingest([r0], in_turn, run="rank0_ascend_pt", role="baseline")
     api.ingest([r1], in_turn, run="rank1_ascend_pt", role="comparison")
@@ -54,6 +54,15 @@ def test_both_sides_at_once_equal_one_after_the_other(tmp_path):
                                (3, "rank1_ascend_pt", "comparison", "npu", str(r1.resolve()))]
     assert len(want["op_match"]) == 115
     assert got == want
+    # the report's overall section (read during the alignment, by run name) is the view's rows
+    view, columns, overall = report.sections[0]
+    con = duckdb.connect(str(at_once), read_only=True)
+    try:
+        cur = con.execute("SELECT * FROM overall_comparison")
+        assert (view, columns, overall) == ("overall_comparison", [d[0] for d in cur.description], cur.fetchall())
+    finally:
+        con.close()
+    assert len(overall) > 10 and [s[0] for s in report.sections] == ["overall_comparison", "op_diff"]
 
 
 @pytest.mark.parametrize("bad", [0, 1])
