@@ -103,6 +103,7 @@ class _Matcher(SequenceMatcher):
     def __init__(self, a: list, b: list):
         super().__init__(None, a, b, autojunk=False)
         import numpy as np
+        self._caps: dict[tuple[int, int, int, int], int] = {}
         codes: dict = {}
         self._ca = np.fromiter((codes.setdefault(x, len(codes) + 1) for x in a), np.int64, len(a))
         self._cb = np.fromiter((codes.setdefault(x, len(codes) + 1) for x in b), np.int64, len(b))
@@ -166,7 +167,10 @@ class _Matcher(SequenceMatcher):
         bhi = len(self.b) if bhi is None else bhi
         if (ahi - alo) * (bhi - blo) < self.SMALL:
             return self._scan(alo, ahi, blo, bhi)
-        top = min(ahi - alo, bhi - blo)
+        # a window inside the one of an earlier match holds no longer match than that one
+        cap = self._caps.pop((alo, ahi, blo, bhi), None)
+        top = min(ahi - alo, bhi - blo, ahi - alo if cap is None else cap)
+        capped = cap is not None
         lo, hi, found = 0, top, None        # a common substring of length lo exists, none longer than hi
 
         def test(length):
@@ -176,6 +180,11 @@ class _Matcher(SequenceMatcher):
             return (ka, kb, hit) if hit.any() else None
 
         step = 1                            # gallop up (the longest block is short in most windows) ...
+        if capped and hi > 1:               # the enclosing match's length is the likeliest
+            if (t := test(hi)) is not None:
+                lo, found = hi, t
+            else:
+                hi -= 1
         while lo < hi:
             mid = min(lo + step, hi)
             if (t := test(mid)) is None:
@@ -196,6 +205,8 @@ class _Matcher(SequenceMatcher):
         i, j = alo + i, blo + j
         if not np.array_equal(self._ca[i:i + lo], self._cb[j:j + lo]):   # a hash collision
             return self._scan(alo, ahi, blo, bhi)
+        # the two windows difflib's get_matching_blocks searches next
+        self._caps[(alo, i, blo, j)] = self._caps[(i + lo, ahi, j + lo, bhi)] = lo
         return Match(i, j, lo)
 
 
