@@ -615,6 +615,10 @@ def compare(
     comparison_step: Optional[int] = typer.Option(None, "--comparison-step",
                                                   help="Compare only this step of the comparison."),
     limit: int = typer.Option(20, "--limit", help="Rows of op_diff to print."),
+    memory_limit: Optional[str] = typer.Option(
+        None, "--memory-limit", help="DuckDB memory limit (default when a side is a path: 1300MB, as tracedb "
+                                     "ingest). Two path sides are ingested at the same time when their files "
+                                     "together take at most half of it, else one after the other."),
     fmt: FormatOption = Format.table,
 ) -> None:
     """Compare two runs at the framework-op level (msprof-analyze compare, in SQL views).
@@ -638,7 +642,8 @@ def compare(
     say = (lambda s: None) if _state["quiet"] else _err
     report = run_compare(baseline, comparison, db, name_map=parse_name_map(op_name_map, op_name_map_file),
                          use_input_shape=use_input_shape, max_kernel_num=max_kernel_num,
-                         baseline_step=baseline_step, comparison_step=comparison_step, limit=limit, progress=say)
+                         baseline_step=baseline_step, comparison_step=comparison_step, limit=limit, progress=say,
+                         memory_limit=memory_limit)
     say(f"baseline {report.baseline}, comparison {report.comparison}: {report.pairs:,} aligned op rows, "
         f"{report.matched:,} matched pairs (tracedb query op_alignment)")
     for view, columns, rows in report.sections:

@@ -33,7 +33,7 @@ from typing import Callable, Sequence
 
 import duckdb
 
-from .errors import QueryError, TracedbError
+from .errors import QueryError, TracedbError, out_of_memory
 
 
 @dataclass
@@ -550,9 +550,14 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
                 name_map: Sequence[tuple[str, str]] = (), use_input_shape: bool = False,
                 max_kernel_num: int | None = None, baseline_step: int | None = None,
                 comparison_step: int | None = None, limit: int | None = 20,
-                progress: Callable[[str], None] = lambda s: None) -> CompareReport:
+                progress: Callable[[str], None] = lambda s: None,
+                memory_limit: str | None = None) -> CompareReport:
     """Ingest the sides given as paths, set the roles, store the name map, the steps and the
     alignment (one transaction), and return overall_comparison (when installed) and op_diff.
+
+    ``memory_limit`` is DuckDB's for the whole command (default when a side is a path:
+    ``tracedb ingest``'s 1300MB; two sides ingested at the same time share it, see
+    :func:`_ingest_sides`).
 
     Raises:
         QueryError: a side is neither a path nor a run; both sides are the same run; a step the
@@ -567,7 +572,11 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
     c_name, c_path = _side_name(comparison)
     if b_path and c_path and b_name == c_name:
         b_name, c_name = f"{b_name}_baseline", f"{c_name}_comparison"
-    con = _db.connect(db) if (b_path or c_path) else _db.connect(db, must_exist=True)
+    if b_path or c_path:
+        from .api import DEFAULT_INGEST_MEMORY
+        con = _db.connect(db, memory_limit=memory_limit or DEFAULT_INGEST_MEMORY)
+    else:
+        con = _db.connect(db, must_exist=True, memory_limit=memory_limit)
     vacuum = _pause_vacuum(con)
     try:
         if b_path or c_path:
@@ -624,7 +633,7 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
             pass
         return report
     except duckdb.Error as e:
-        raise TracedbError(f"compare failed: {str(e).splitlines()[0]}") from e
+        raise out_of_memory(e) or TracedbError(f"compare failed: {str(e).splitlines()[0]}") from e
     finally:
         if vacuum is not None:
             try:

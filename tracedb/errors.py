@@ -55,3 +55,13 @@ class DatabaseLockedError(TracedbError):
 
 class QueryError(TracedbError):
     """A view name, filter or SQL statement could not be run."""
+
+
+def out_of_memory(e: BaseException, file: str | None = None) -> TracedbError | None:
+    """A DuckDB out-of-memory error as a TracedbError that says which setting to raise (None
+    for any other error): DuckDB ran out of its memory limit, the input is not at fault."""
+    if type(e).__name__ != "OutOfMemoryException":
+        return None
+    first = str(e).splitlines()[0].replace("Out of Memory Error: ", "")
+    return TracedbError(f"out of memory: {first}", file=file,
+                        hint="raise --memory-limit (DuckDB's memory limit for this command), or lower --threads.")

@@ -117,3 +117,42 @@ def test_compare_leaves_the_vacuum_setting_as_it_found_it(tmp_path):
         assert keep.execute("SELECT current_setting('max_vacuum_tasks')").fetchone() == (7,)
     finally:
         keep.close()
+
+
+def test_memory_limit_decides_at_once_or_in_turn(tmp_path, monkeypatch):
+    """compare runs under tracedb ingest's memory limit by default; sides whose files together
+    take more than half of it are ingested one after the other, in this thread."""
+    from tracedb import db as _db
+    from tracedb.api import ingest_package
+    _ingest = ingest_package()
+    r0, r1 = corpus_path(f"{L1}/rank0_ascend_pt"), corpus_path(f"{L1}/rank1_ascend_pt")
+    limits = []
+    connect = _db.connect
+    monkeypatch.setattr(_db, "connect", lambda *a, **k: limits.append(k.get("memory_limit")) or connect(*a, **k))
+    # the files tracedb reads of a level1 rank (not api_statistic, l2_cache, op_statistic, operator_details)
+    read = [r0 / n for n in ("profiler_info_0.json", "profiler_metadata.json")] + [
+        r0 / "ASCEND_PROFILER_OUTPUT" / n for n in (
+            "trace_view.json", "kernel_details.csv", "step_trace_time.csv", "communication.json",
+            "communication_matrix.json", "memory_record.csv", "operator_memory.csv", "npu_module_mem.csv")]
+    assert _ingest.input_size([r0]) == (10, sum(p.stat().st_size for p in read))
+    threads = set()
+    run_compare(str(r0), str(r1), tmp_path / "a.duckdb", progress=lambda s: threads.add(threading.current_thread().name))
+    assert limits == [api.DEFAULT_INGEST_MEMORY] and len(threads) == 2
+    # files of 2 x 300 MB against a 1000MB limit: one after the other
+    monkeypatch.setattr(_ingest, "input_size", lambda paths: (12, 300 << 20))
+    threads.clear()
+    run_compare(str(r0), str(r1), tmp_path / "b.duckdb", memory_limit="1000MB",
+                progress=lambda s: threads.add(threading.current_thread().name))
+    assert limits[-1] == "1000MB" and threads == {threading.main_thread().name}
+
+
+def test_out_of_memory_says_which_setting_to_raise(tmp_path):
+    """DuckDB's out-of-memory error is not blamed on the file ("truncated, re-export"): it names
+    --memory-limit, and nothing of the failed side stays."""
+    from tracedb.errors import InputError as _InputError, TracedbError
+    db = tmp_path / "c.duckdb"
+    with pytest.raises(TracedbError) as e:
+        api.ingest([corpus_path(f"{L1}/rank0_ascend_pt")], db, memory_limit="8MB")
+    assert not isinstance(e.value, _InputError)
+    assert e.value.message.startswith("out of memory") and "--memory-limit" in e.value.hint
+    assert not db.exists()

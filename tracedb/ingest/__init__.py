@@ -17,7 +17,7 @@ from typing import Callable
 import duckdb
 
 from .. import registry
-from ..errors import InputError, TracedbError
+from ..errors import InputError, TracedbError, out_of_memory
 from ..progress import Bar
 from ..schema import apply_schema
 from . import derive, staging
@@ -216,6 +216,8 @@ class _Command:
         try:
             derive.run(self.con, run_id, unit.rank)
         except duckdb.Error as e:
+            if (oom := out_of_memory(e, str(unit.source))) is not None:
+                raise oom from e
             raise InputError(f"cannot combine the files of rank {unit.rank}: {str(e).splitlines()[0]}",
                              file=str(unit.source), hint="a file of this rank holds values out of range; "
                                                          "re-export it from the profiler.") from e

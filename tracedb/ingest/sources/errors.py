@@ -5,7 +5,7 @@ import re
 
 import duckdb
 
-from ...errors import InputError
+from ...errors import InputError, TracedbError, out_of_memory
 
 # largest single JSON event DuckDB is asked to accept (Call stack args can be large). DuckDB
 # reserves twice this per reading thread, so keep it moderate.
@@ -20,8 +20,11 @@ def printable(text: str, limit: int = 40) -> str:
     return clean if len(clean) <= limit else clean[:limit - 1] + "…"
 
 
-def translate_read_error(e: duckdb.Error, file: str) -> InputError:
-    """A DuckDB read_json/read_csv error → one-line InputError naming the file and the place."""
+def translate_read_error(e: duckdb.Error, file: str) -> TracedbError:
+    """A DuckDB read_json/read_csv error → one-line InputError naming the file and the place
+    (out of memory: a TracedbError naming the setting, as the file is not at fault)."""
+    if (oom := out_of_memory(e, file)) is not None:
+        return oom
     msg = str(e)
     m = re.search(r"at byte (\d+) in record/value (\d+)", msg)
     if m:
