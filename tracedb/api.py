@@ -798,16 +798,8 @@ def _run_edit(db) -> Iterator[duckdb.DuckDBPyConnection]:
     con = _db.connect(db, must_exist=True)
     try:
         _require_runs(con, db)
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with _db.transaction(con):
             yield con
-            con.execute("COMMIT")
-        except BaseException:
-            try:
-                con.execute("ROLLBACK")
-            except duckdb.Error:     # a failed COMMIT has rolled back already
-                pass
-            raise
         try:
             con.execute("CHECKPOINT")
         except duckdb.Error:     # committed already (durable in the .wal); DuckDB checkpoints later

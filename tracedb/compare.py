@@ -33,6 +33,7 @@ from typing import Callable, Sequence
 
 import duckdb
 
+from .db import transaction
 from .errors import QueryError, TracedbError, out_of_memory
 
 
@@ -340,13 +341,8 @@ def align_role_pair(con: duckdb.DuckDBPyConnection, progress: Callable[[str], No
     if len(ids) != 2 or ids["baseline"] == ids["comparison"]:
         return None
     try:
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             n = align(con, ids["baseline"], ids["comparison"])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
     except duckdb.Error as e:
         progress(f"note: the op alignment of the baseline/comparison pair failed ({str(e).splitlines()[0]}); "
                  "tracedb compare BASELINE COMPARISON builds it")
@@ -421,8 +417,7 @@ def _settle_pair(con: duckdb.DuckDBPyConnection, ids: dict[str, int], b_name: st
     Raises:
         QueryError: a step the run does not have (nothing written).
     """
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         for role, run_id in (("baseline", ids["BASELINE"]), ("comparison", ids["COMPARISON"])):
             con.execute("UPDATE run SET role = NULL WHERE role = ? AND run_id <> ?", [role, run_id])
             con.execute("UPDATE run SET role = ? WHERE run_id = ?", [role, run_id])
@@ -442,14 +437,7 @@ def _settle_pair(con: duckdb.DuckDBPyConnection, ids: dict[str, int], b_name: st
             con.execute("INSERT INTO compare_step VALUES (?, ?)", [run_id, step])
         pairs = align(con, ids["BASELINE"], ids["COMPARISON"], use_input_shape=use_input_shape,
                       max_kernel_num=max_kernel_num)
-        con.execute("COMMIT")
-        return pairs
-    except BaseException:
-        try:
-            con.execute("ROLLBACK")
-        except duckdb.Error:
-            pass
-        raise
+    return pairs
 
 
 def _pause_vacuum(con: duckdb.DuckDBPyConnection) -> int | None:
@@ -502,14 +490,9 @@ def _ingest_sides(con: duckdb.DuckDBPyConnection, sides: list[tuple[str, str, st
             pkg.ingest(con, [path], run=name, role=role, progress=progress, checkpoint=False)
         return
     # an older file gets its tables and views here, once, not in both transactions
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         apply_schema(con)
         registry.install_if_changed(con)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
     new_run, top_run = con.execute("SELECT count(*) FILTER (WHERE run_name = ?) = 0, coalesce(max(run_id), 0) "
                                    "FROM run", [sides[0][1]]).fetchone()
     top_file = con.execute("SELECT coalesce(max(file_id), 0) FROM source_file").fetchone()[0]

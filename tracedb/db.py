@@ -23,7 +23,9 @@ from __future__ import annotations
 import os
 import re
 import stat
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 try:
     # DuckDB's engine module without the duckdb package's Python layer (relation and expression
@@ -215,3 +217,19 @@ def _open_error(path: Path, e: Exception) -> TracedbError:
                             hint="the .wal may belong to another database; if so, move it away "
                                  "(its changes are then lost) and retry.")
     return TracedbError(f"cannot open database: {first}", file=str(path))
+
+
+@contextmanager
+def transaction(con) -> Iterator:
+    """``BEGIN TRANSACTION`` … ``COMMIT``; any exception rolls back and propagates (a failed
+    COMMIT has rolled back already, so a failing ROLLBACK is ignored)."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield con
+        con.execute("COMMIT")
+    except BaseException:
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.Error:
+            pass
+        raise

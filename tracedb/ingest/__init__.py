@@ -17,6 +17,7 @@ from typing import Callable
 import duckdb
 
 from .. import registry
+from ..db import transaction
 from ..errors import InputError, TracedbError, out_of_memory
 from ..progress import Bar
 from ..schema import apply_schema
@@ -320,31 +321,23 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
     for split in (True, False):
         report = IngestReport()
         plans = plan_runs(paths, run, run_per_path)
-        con.execute("BEGIN TRANSACTION")
         catalog = Catalog(con, replace=replace, say=progress, run_id_floor=id_floor[0], file_id_floor=id_floor[1])
         command = None
         try:
-            apply_schema(con)
-            derive.install_session(con)
-            command = _Command(con, catalog, report, progress, bar, split, step_range_pattern, jobs)
-            touched = set()
-            for plan in plans:
-                touched |= command.run(plan, role, allow_mixed_platforms)
-            _derived_rows(con, touched, report)
-            report.files_skipped += catalog.skipped
-            registry.install_if_changed(con)
-            con.execute("COMMIT")
+            with transaction(con):
+                apply_schema(con)
+                derive.install_session(con)
+                command = _Command(con, catalog, report, progress, bar, split, step_range_pattern, jobs)
+                touched = set()
+                for plan in plans:
+                    touched |= command.run(plan, role, allow_mixed_platforms)
+                _derived_rows(con, touched, report)
+                report.files_skipped += catalog.skipped
+                registry.install_if_changed(con)
             break
         except SplitReadFailed:
-            # DuckDB aborted the transaction: start again, reading every file in one piece
-            con.execute("ROLLBACK")
+            # DuckDB aborted the transaction (rolled back): start again, reading every file in one piece
             progress("parallel read failed; reading the files again in one piece")
-        except BaseException:
-            try:
-                con.execute("ROLLBACK")
-            except duckdb.Error:
-                pass
-            raise
         finally:
             catalog.close()
             if command is not None:
