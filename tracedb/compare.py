@@ -466,8 +466,8 @@ def _ingest_sides(con: duckdb.DuckDBPyConnection, sides: list[tuple[str, str, st
     the same time, each in its own thread, connection and transaction: DuckDB runs the
     statements of both, and a side's own statements keep both cores busy only while a large
     trace is parsed (bench/RESULTS.md has the wall times). Larger sides go one after the other,
-    as their memory would add up. The ids are the ones a
-    sequential ingest gives (the comparison's above every id the baseline can take).
+    as their memory would add up. The ids are the ones a sequential ingest gives (the
+    comparison's above every id the baseline can take).
 
     A side that fails is rolled back and the other is kept, as when they run one after the
     other; the baseline's error is raised first. An interrupt (Ctrl-C, SIGTERM) rolls back

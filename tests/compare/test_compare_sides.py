@@ -156,3 +156,20 @@ def test_out_of_memory_says_which_setting_to_raise(tmp_path):
     assert not isinstance(e.value, _InputError)
     assert e.value.message.startswith("out of memory") and "--memory-limit" in e.value.hint
     assert not db.exists()
+
+
+def test_two_sides_with_worker_processes_at_once(tmp_path, monkeypatch):
+    """On a machine with cores for worker processes, both sides stage their ranks in workers
+    at the same time and publish them through their own attached staging files."""
+    from tracedb.api import ingest_package
+    pkg = ingest_package()
+    monkeypatch.setattr(pkg, "default_jobs", lambda: 4)             # 2 workers per side
+    base = corpus_path(L1)                                         # rank0 + rank1
+    comp = tmp_path / "level1_copy"
+    shutil.copytree(base, comp)
+    said = []
+    db = tmp_path / "c.duckdb"
+    run_compare(str(base), str(comp), db, progress=said.append)
+    assert sum("worker processes" in s for s in said) == 2
+    assert rows(db, "SELECT r.run_name, count(DISTINCT e.rank), count(*) FROM event e JOIN run r USING (run_id) "
+                    "GROUP BY ALL ORDER BY 1") == [("level1", 2, 20_081), ("level1_copy", 2, 20_081)]

@@ -182,13 +182,16 @@ def _paths(unit: RankInput) -> list[Path]:
 
 def publish(con: duckdb.DuckDBPyConnection, results: list[StagingResult]) -> list[str]:
     """Copy the per-rank tables of every staging file into the database (inside the caller's
-    transaction). Returns the attached aliases (detach them after COMMIT / ROLLBACK)."""
+    transaction). Returns the attached aliases (detach them after COMMIT / ROLLBACK).
+
+    An attached database is seen by every connection of the DuckDB instance, so each alias
+    names its run and rank (``tracedb compare`` publishes both sides' files at the same time)."""
     tables = rank_tables(con)
     aliases = []
-    for i, r in enumerate(results):
+    for r in results:
         if not r.new:
             continue
-        alias = f"tracedb_staging_{i}"
+        alias = f"tracedb_staging_{Path(r.path).stem}"          # run<id>_rank<n>: see run_parallel
         con.execute(f"ATTACH '{r.path.replace(chr(39), chr(39) * 2)}' AS {alias} (READ_ONLY)")
         aliases.append(alias)
         have = set(rank_tables(con, alias))
