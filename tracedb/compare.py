@@ -501,13 +501,13 @@ def _ingest_sides(con: duckdb.DuckDBPyConnection, sides: list[tuple[str, str, st
     cursors = [con.cursor() for _ in sides]
     stop = threading.Event()
 
-    def say(line: str) -> None:
-        if stop.is_set():           # between two statements: roll this side back
-            raise KeyboardInterrupt
-        progress(line)
-
     def side(cur, floor: tuple[int, int], path: str, name: str, role: str) -> None:
-        say(f"ingesting {path} as run {name} ({role})")
+        def say(line: str) -> None:
+            if stop.is_set():       # between two statements: roll this side back
+                raise KeyboardInterrupt
+            progress(f"{role}: {line}")         # the two sides' lines interleave
+
+        say(f"ingesting {path} as run {name}")
         pkg.ingest(cur, [path], run=name, role=role, progress=say, checkpoint=False, id_floor=floor, jobs=jobs)
 
     try:

@@ -43,9 +43,15 @@ def test_both_sides_at_once_equal_one_after_the_other(tmp_path):
     at_once, in_turn = tmp_path / "at_once.duckdb", tmp_path / "in_turn.duckdb"
     for db in (at_once, in_turn):
         api.ingest([other], db, run="other")
-    threads = set()
-    report = run_compare(str(r0), str(r1), at_once, progress=lambda s: threads.add(threading.current_thread().name))
-    assert sum(name.startswith("tracedb-side") for name in threads) == 2      # the two sides ran in two threads
+    said = []
+    report = run_compare(str(r0), str(r1), at_once,
+                         progress=lambda s: said.append((threading.current_thread().name, s)))
+    sides = {t for t, _ in said if t.startswith("tracedb-side")}
+    assert len(sides) == 2                                              # the two sides ran in two threads
+    # their lines interleave, so each says its side: rank 0 has 10 112 trace events, rank 1 9 969
+    assert all(s.startswith(("baseline: ", "comparison: ")) for t, s in said if t in sides)
+    assert any(s.startswith("baseline:   10,112 rows") for _, s in said)
+    assert any(s.startswith("comparison:   9,969 rows") for _, s in said)
     api.ingest([r0], in_turn, run="rank0_ascend_pt", role="baseline")
     api.ingest([r1], in_turn, run="rank1_ascend_pt", role="comparison")
     run_compare("rank0_ascend_pt", "rank1_ascend_pt", in_turn)
@@ -91,7 +97,7 @@ def test_an_interrupt_rolls_back_both_sides(tmp_path):
     sent = threading.Event()
 
     def progress(line: str) -> None:
-        if line.startswith("ingest /") and not sent.is_set():
+        if line.startswith(("baseline: ingest /", "comparison: ingest /")) and not sent.is_set():
             sent.set()
             signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
 
