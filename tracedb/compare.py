@@ -470,8 +470,9 @@ def _ingest_sides(con: duckdb.DuckDBPyConnection, sides: list[tuple[str, str, st
     comparison's above every id the baseline can take).
 
     A side that fails is rolled back and the other is kept, as when they run one after the
-    other; the baseline's error is raised first. An interrupt (Ctrl-C, SIGTERM) rolls back
-    both sides.
+    other; the baseline's error is raised first (a path tracedb does not recognise is refused
+    before the database is opened, see :func:`_side_name`). An interrupt (Ctrl-C, SIGTERM)
+    rolls back both sides.
 
     Raises:
         InputError: a side cannot be ingested.

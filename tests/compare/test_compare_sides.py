@@ -179,3 +179,13 @@ def test_two_sides_with_worker_processes_at_once(tmp_path, monkeypatch):
     assert sum("worker processes" in s for s in said) == 2
     assert rows(db, "SELECT r.run_name, count(DISTINCT e.rank), count(*) FROM event e JOIN run r USING (run_id) "
                     "GROUP BY ALL ORDER BY 1") == [("level1", 2, 20_081), ("level1_copy", 2, 20_081)]
+
+
+def test_an_unrecognised_path_stops_before_either_side_is_read(tmp_path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "readme.txt").write_text("not a profiler output\n")
+    db = tmp_path / "c.duckdb"
+    with pytest.raises(InputError) as e:
+        run_compare(str(corpus_path(f"{L1}/rank0_ascend_pt")), str(tmp_path / "notes"), db)
+    assert e.value.file == str(tmp_path / "notes")
+    assert not db.exists()                                  # refused before the database is opened
