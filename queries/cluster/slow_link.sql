@@ -1,6 +1,7 @@
 -- slow_link — which link is slow: each link's bandwidth against the other links of its transport.
 -- Grain:     one row per (run, step, group, src rank, dst rank, transport) with data moved;
---            self links (on-chip copies, LOCAL) are left out, as the references do.
+--            self links (on-chip copies, LOCAL) are left out, as the references do; ordered by
+--            run, step, transport, bandwidth (slowest first), then group, src rank, dst rank.
 -- Source:    comm_matrix (HCCL tasks of trace_view.json / .trace files: size and time per link,
 --            summed over ops and over the ranks that recorded them) and MindSpore hccl_raw rows
 --            of link (task_name hccl_raw: per op, link and transport).
@@ -61,4 +62,4 @@ SELECT
     mean_gbps::DOUBLE                                              AS transport_mean_gbps,     -- mean bandwidth of the transport's links, GB/s
     group_name::VARCHAR                                            AS group_name               -- communication group (group-local ranks are only unique within it)
 FROM stats
-ORDER BY run_name, step, transport_type, bandwidth_gbps;
+ORDER BY run_name, step, transport_type, bandwidth_gbps, group_name, src_rank, dst_rank;

@@ -102,3 +102,18 @@ def test_slow_link_rules(empty_db):
     # 5 % rule: below 0.95 × 9.5 = 9.025 -> 9 and 6; 20 % rule: below 0.8 × 8.75 = 7 -> 6 only
     assert {k for k, v in got.items() if v["msprof_slow_5pct"]} == {(0, 2), (2, 0)}
     assert {k for k, v in got.items() if v["mindinsight_slow_20pct"]} == {(2, 0)}
+
+
+def test_slow_link_order_is_total(empty_db):
+    """Links of equal bandwidth come out by group, source and destination rank, whatever order
+    they were stored in (csv diffs between two runs of the same query stay empty): twelve
+    links of one step at 10 GB/s each, stored in reverse."""
+    con = empty_db
+    add_run(con)
+    links = [(3, 2), (2, 3), (3, 1), (1, 3), (2, 1), (1, 2), (3, 0), (0, 3), (2, 0), (0, 2), (1, 0), (0, 1)]
+    for src, dst in links:
+        con.execute("INSERT INTO link (run_id, rank, file_id, step, op_name, task_name, src_rank, dst_rank, "
+                    "transport_type, dur_ns, size_bytes) VALUES (1, 0, 0, 1, 'op', 'hccl_raw', ?, ?, 'SDMA', 100, 1000)",
+                    [src, dst])
+    got = [(r["src_rank"], r["dst_rank"], r["bandwidth_gbps"]) for r in fetch_dicts(con, "SELECT * FROM slow_link")]
+    assert got == [(s, d, 10.0) for s, d in sorted(links)]
