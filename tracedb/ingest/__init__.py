@@ -151,8 +151,7 @@ class _Command:
                                          "FROM run WHERE run_id = ?", [run_id]).fetchone())
         rules = folder / f"rules_{run_id}.parquet"
         self.con.execute(f"COPY kernel_class_rule TO '{str(rules).replace(chr(39), chr(39) * 2)}' (FORMAT parquet)")
-        floor = self.con.execute("SELECT greatest(coalesce(max(file_id), 0), ?) FROM source_file",
-                                 [self.catalog.file_id_floor]).fetchone()[0]
+        floor = self.catalog.top_file_id()
         jobs = []
         for unit in units:
             jobs.append(staging.StagingJob(str(folder / f"run{run_id}_rank{unit.rank}.duckdb"), run_id, run_name,

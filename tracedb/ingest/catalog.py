@@ -175,11 +175,15 @@ class Catalog:
                 return None
         else:
             sha = self.hasher.submit(sha256_of, path)
-        file_id = self.con.execute("SELECT greatest(coalesce(max(file_id), 0), ?) + 1 FROM source_file",
-                                   [self.file_id_floor]).fetchone()[0]
+        file_id = self.top_file_id() + 1
         if rank is not None:
             self.settle(run_id, rank, fmt, path)
         return Claim(file_id, sha)
+
+    def top_file_id(self) -> int:
+        """The highest file id taken: in the database (this transaction's view) or below the floor."""
+        return self.con.execute("SELECT greatest(coalesce(max(file_id), 0), ?) FROM source_file",
+                                [self.file_id_floor]).fetchone()[0]
 
     def settle(self, run_id: int, rank: int, fmt: str, path: Path) -> None:
         """Refuse a second capture on (run, rank): another file of a one-file format (or another
