@@ -13,9 +13,8 @@
 -- is_backward: per file, TRUE on the threads where fwdbwd flows end (ph f), FALSE on the other
 -- threads, NULL when the file has no fwdbwd flow (msprof-analyze's rule: the flow end's tid is
 -- the backward thread).
--- module_path: the nn.Module python_function events ("nn.Module: ResNet_0", with_stack) of
--- the thread that enclose the op start, outermost first, "nn.Module: " dropped, joined by "/".
--- kernel_count and the device times are filled by derive/120.
+-- module_path is filled by derive/125 (the module tree), kernel_count and the device times by
+-- derive/120.
 -- when: SELECT count(*) > 0 FROM source_file WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND format IN ('trace_view', 'kineto')
 -- (ASOF joins below: DuckDB picks a nested loop when it estimates <= 64 probe rows, and its
 -- estimates of these joined CTEs are that low on 400k rows: 5 s become > 5 min; off here)
@@ -63,42 +62,6 @@ bwd AS (
       AND ph = 'f' AND cat = 'fwdbwd'
     GROUP BY file_id
 ),
--- nn.Module events: their own nesting (few events: a range self-join per thread), then the
--- innermost one running at each op start (the running count at the op start, then the last
--- module event of that depth to start at or before it)
-module AS (
-    SELECT file_id, pid, tid, ts_ns, ts_ns + dur_ns AS end_ns, rowid AS mrow,
-           substr(name, length('nn.Module: ') + 1) AS module
-    FROM event
-    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND file_id IN (SELECT file_id FROM files)
-      AND ph = 'X' AND cat = 'python_function' AND starts_with(name, 'nn.Module: ') AND dur_ns > 0
-),
-module_path AS (
-    SELECT m.file_id, m.pid, m.tid, m.ts_ns, count(*) - 1 AS depth,
-           string_agg(a.module, '/' ORDER BY a.ts_ns, a.end_ns DESC, a.mrow) AS path
-    FROM module AS m
-    JOIN module AS a ON a.file_id = m.file_id AND a.pid = m.pid AND a.tid = m.tid
-                    AND a.ts_ns <= m.ts_ns AND a.end_ns >= m.end_ns
-    GROUP BY m.file_id, m.pid, m.tid, m.mrow, m.ts_ns
-),
-module_level AS (
-    SELECT file_id, pid, tid, t, sum(delta) OVER (PARTITION BY file_id, pid, tid ORDER BY t ROWS UNBOUNDED PRECEDING)
-               AS running
-    FROM (SELECT file_id, pid, tid, t, sum(delta) AS delta
-          FROM (SELECT file_id, pid, tid, ts_ns AS t, 1 AS delta FROM module
-                UNION ALL SELECT file_id, pid, tid, end_ns, -1 FROM module)
-          GROUP BY ALL)
-),
-op_module AS (
-    SELECT o.op_id, mp.path
-    FROM (SELECT ev.op_id, ev.file_id, ev.pid, ev.tid, ev.ts_ns, lv.running
-          FROM (FROM ev WHERE EXISTS (FROM module)) AS ev
-          ASOF JOIN module_level AS lv ON lv.file_id = ev.file_id AND lv.pid = ev.pid AND lv.tid = ev.tid
-                                      AND ev.ts_ns >= lv.t
-          WHERE lv.running > 0) AS o
-    ASOF JOIN module_path AS mp ON mp.file_id = o.file_id AND mp.pid = o.pid AND mp.tid = o.tid
-                               AND mp.depth = o.running - 1 AND o.ts_ns >= mp.ts_ns
-),
 step_start AS (
     SELECT step, host_start_ns, host_end_ns FROM step
     WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND host_start_ns IS NOT NULL
@@ -113,14 +76,13 @@ SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, ev.file_id,
        ev.ts_ns, ev.dur_ns, ev.name, p.parent_op_id, t.depth,
        coalesce(a[1], a[2]) AS input_dims, a[3] AS input_types, TRY_CAST(a[4] AS BIGINT) AS sequence_number,
        CASE WHEN b.tids IS NOT NULL THEN list_contains(b.tids, ev.tid) END AS is_backward,
-       m.path AS module_path, f.format AS source
+       NULL::VARCHAR AS module_path, f.format AS source
 FROM (SELECT *, json_extract_string(args, ['$."Input Dims"', '$."Input dims"', '$."Input type"', '$."Sequence number"']) AS a
       FROM ev) AS ev
 JOIN files AS f ON f.file_id = ev.file_id
 JOIN tree AS t ON t.op_id = ev.op_id
 LEFT JOIN parent AS p ON p.op_id = ev.op_id
 LEFT JOIN bwd AS b ON b.file_id = ev.file_id
-LEFT JOIN op_module AS m ON m.op_id = ev.op_id
 LEFT JOIN op_step AS s ON s.op_id = ev.op_id
 ORDER BY ev.op_id;
 

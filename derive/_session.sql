@@ -87,3 +87,36 @@ CREATE OR REPLACE TEMP MACRO npu_flow_starts(run, r, flow_cat) AS TABLE
                   AND (f.process_name = d.process_name
                        OR (d.process_name IS NULL AND f.process_name IN ('HCCL', 'Communication')))
     JOIN flow AS s ON s.ph = 's' AND s.file_id = f.file_id AND s.flow_id = f.flow_id;
+
+-- The tree of the module rows of (run, r) of one kind: backward rows (bwd true) or the forward
+-- and optimizer rows (bwd false), derive/125. Spans are closed, [ts_ns, ts_ns + dur_ns], as
+-- msprof-analyze nests them (a module starting at another's end is its child): a sweep over
+-- the boundaries (+1 at a start, in module_id order; -1 one ns after an end, before the starts
+-- there) gives the depth; the parent is the last module at depth - 1 to come before it in
+-- module_id order (module_id follows the start, longer first); the path joins the names from
+-- the top down.
+CREATE OR REPLACE TEMP MACRO module_tree(run, r, bwd) AS TABLE
+    WITH RECURSIVE m AS (
+        SELECT module_id, name, ts_ns, ts_ns + dur_ns AS end_ns FROM module
+        WHERE run_id = run AND rank = r AND (kind = 'backward') = bwd
+    ),
+    sweep AS (
+        SELECT module_id, delta, sum(delta) OVER (ORDER BY t, kind, ord ROWS UNBOUNDED PRECEDING) AS running
+        FROM (SELECT module_id, ts_ns AS t, 1 AS kind, module_id AS ord, 1 AS delta FROM m
+              UNION ALL SELECT module_id, end_ns + 1, 0, 0, -1 FROM m)
+    ),
+    depth AS (
+        SELECT m.module_id, m.name, s.running - 1 AS depth
+        FROM m JOIN sweep AS s ON s.module_id = m.module_id AND s.delta = 1
+    ),
+    parent AS (
+        SELECT c.module_id, c.name, c.depth, p.module_id AS parent_module_id
+        FROM depth AS c ASOF LEFT JOIN depth AS p ON p.depth = c.depth - 1 AND c.module_id > p.module_id
+    ),
+    path AS (
+        SELECT module_id, parent_module_id, name AS module_path, depth FROM parent WHERE parent_module_id IS NULL
+        UNION ALL
+        SELECT c.module_id, c.parent_module_id, p.module_path || '/' || c.name, c.depth
+        FROM parent AS c JOIN path AS p ON c.parent_module_id = p.module_id
+    )
+    SELECT module_id, parent_module_id, module_path, depth FROM path;

@@ -240,20 +240,39 @@ def test_memory_diff_attaches_allocations_to_the_op_window(two_runs):
     assert got["B"] == (1024, 3, 0, 0, -1024)
 
 
-def test_module_diff_self_and_total_by_path(empty_db):
+def add_modules(con, run_id, rank, mods):
+    """mods: (module_id, kind, path, step, op_count, device_self_ns, device_total_ns)."""
+    for module_id, kind, path, step, ops, self_ns, total_ns in mods:
+        con.execute("INSERT INTO module (run_id, rank, file_id, module_id, kind, name, module_path, step, ts_ns, "
+                    "dur_ns, op_count, device_self_ns, device_total_ns, source) "
+                    "VALUES (?, ?, 1, ?, ?, ?, ?, ?, 0, 1, ?, ?, ?, 'trace_view')",
+                    [run_id, rank, module_id, kind, path.rsplit("/", 1)[-1], path, step, ops, self_ns, total_ns])
+
+
+def test_module_diff_sums_calls_per_path_per_rank(empty_db):
     con = empty_db
     add_run(con, 1, "base", [0])
-    add_run(con, 2, "comp", [0])
-    add_ops(con, 1, 0, [(1, "a", 0, 5, None, 10, 1), (2, "b", 10, 5, None, 20, 1), (3, "c", 20, 5, None, 40, 1)])
-    add_ops(con, 2, 0, [(1, "a", 0, 5, None, 15, 1)])
-    con.execute("UPDATE op SET module_path = 'nn.Module: Net_0' WHERE run_id = 1 AND op_id = 1")
-    con.execute("UPDATE op SET module_path = 'nn.Module: Net_0/nn.Module: Conv2d_1' WHERE run_id = 1 AND op_id IN (2, 3)")
-    con.execute("UPDATE op SET module_path = 'nn.Module: Net_0' WHERE run_id = 2")
-    got = con.execute("SELECT module_path, module_class, module_level, baseline_op_count, baseline_self_ns, "
-                      "baseline_total_ns, comparison_self_ns, comparison_total_ns, diff_total_ns "
-                      "FROM module_diff_between('base', 'comp') ORDER BY module_level").fetchall()
-    assert got == [("nn.Module: Net_0", "nn.Module: Net", 1, 1, 10, 70, 15, 15, -55),
-                   ("nn.Module: Net_0/nn.Module: Conv2d_1", "nn.Module: Conv2d", 2, 2, 60, 60, 0, 0, -60)]
+    add_run(con, 2, "comp", [0, 1])
+    # base: Net_0 called in steps 1 and 2 (Conv2d_1 inside it each time), one backward module
+    add_modules(con, 1, 0, [(1, "forward", "Net_0", 1, 1, 10, 70), (2, "forward", "Net_0/Conv2d_1", 1, 2, 60, 60),
+                            (3, "forward", "Net_0", 2, 1, 10, 50), (4, "forward", "Net_0/Conv2d_1", 2, 2, 40, 40),
+                            (5, "backward", "[ BACKWARD ]/Net_0/Conv2d_1", 2, 3, 90, 90)])
+    # comp: two ranks, Net_0 once each (no Conv2d_1), the backward module on rank 1 only
+    add_modules(con, 2, 0, [(1, "forward", "Net_0", 1, 1, 15, 15)])
+    add_modules(con, 2, 1, [(1, "forward", "Net_0", 1, 3, 25, 25),
+                            (2, "backward", "[ BACKWARD ]/Net_0/Conv2d_1", 1, 1, 31, 31)])
+    cols = ("module_path, module_class, module_level, baseline_calls, baseline_op_count, baseline_self_ns, "
+            "baseline_total_ns, comparison_calls, comparison_self_ns, comparison_total_ns, diff_total_ns")
+    got = con.execute(f"SELECT {cols} FROM module_diff_between('base', 'comp')").fetchall()
+    # per comparison rank: Net_0 2 calls / 2 ranks = 1, self (15 + 25) / 2 = 20; backward 31 / 2 = 15.5 → 16
+    # ordered by diff_total_ns descending, then path
+    assert got == [("[ BACKWARD ]/Net_0/Conv2d_1", "Conv2d", 3, 1, 3, 90, 90, 1, 16, 16, -74),
+                   ("Net_0", "Net", 1, 2, 2, 20, 120, 1, 20, 20, -100),
+                   ("Net_0/Conv2d_1", "Conv2d", 2, 2, 4, 100, 100, 0, 0, 0, -100)]
+    # --baseline-step 2 keeps the base modules of step 2 only
+    con.execute("INSERT INTO compare_step VALUES (1, 2)")
+    got = con.execute(f"SELECT {cols} FROM module_diff_between('base', 'comp') WHERE module_path = 'Net_0'").fetchall()
+    assert got == [("Net_0", "Net", 1, 1, 1, 10, 50, 1, 20, 20, -30)]
 
 
 def test_cli_compare_ingests_paths_in_one_process(tmp_path):

@@ -247,3 +247,38 @@ def test_rederive_keeps_other_sources_and_is_stable(tmp_path):
     assert rows(db, "SELECT name, kernel_count, device_total_ns FROM op WHERE source = 'ascend_db'") == \
         [("from_db", 0, 0)]
     assert rows(db, "SELECT kernel_id, op_id, launch_ts_ns FROM kernel ORDER BY kernel_id") == kernels
+
+
+def test_module_tree_forward_backward_optimizer(tmp_path):
+    """table module (derive/125) on a micro Kineto trace: nn.Module events nest by time, the
+    optimizer op is a module, the autograd op a fwdbwd flow ends at is a backward module named
+    after the innermost module running at the flow start; kernels count in the module of their
+    launching op. Values worked out by hand from the events below."""
+    events = KINETO + [
+        X("python_function", "nn.Module: Net_0", 1, 5.0, 195.0),
+        X("python_function", "nn.Module: Linear_0", 1, 8.0, 112.0),     # holds aten::linear, t, addmm
+        X("python_function", "nn.Module: Head_0", 1, 150.0, 30.0),       # no op inside
+        X("python_function", "train", 1, 1.0, 990.0),                    # not a module
+        # a second flow, starting outside every module: no backward module
+        {"ph": "s", "cat": "fwdbwd", "name": "fwdbwd", "id": 10, "pid": 100, "tid": 1, "ts": 2.0},
+        {"ph": "f", "cat": "fwdbwd", "name": "fwdbwd", "id": 10, "pid": 100, "tid": 2, "ts": 300.0, "bp": "e"},
+    ]
+    db = tmp_path / "m.duckdb"
+    ingest_paths(db, micro_kineto(tmp_path, events))
+    got = rows(db, """
+        SELECT m.module_path, m.kind, m.module_level, p.module_path, m.step, m.ts_ns, m.dur_ns, m.op_count,
+               m.kernel_count, m.device_self_ns, m.device_total_ns
+        FROM module AS m LEFT JOIN module AS p ON p.run_id = m.run_id AND p.rank = m.rank
+                                             AND p.module_id = m.parent_module_id
+        ORDER BY m.module_id""")
+    assert got == [
+        ("Net_0", "forward", 1, None, 7, ns(5), 195_000, 0, 0, 0, 50_000),
+        # gemm (40 us, launched in aten::addmm) and bias_add (10 us, launched in aten::linear)
+        ("Net_0/Linear_0", "forward", 2, "Net_0", 7, ns(8), 112_000, 3, 2, 50_000, 50_000),
+        ("Net_0/Head_0", "forward", 2, "Net_0", 7, ns(150), 30_000, 0, 0, 0, 0),
+        # Optimizer.step#SGD.step and aten::add_ (sgd_add 5 us)
+        ("Optimizer.step#SGD.step", "optimizer", 1, None, 7, ns(500), 300_000, 2, 1, 5_000, 5_000),
+        # flow 9 starts at 10 us inside Linear_0 and ends at AddmmBackward0 (305 us, 100 us): it
+        # holds AddmmBackward0 and aten::mm (gemm_bwd 30 us); evaluate_function starts before it
+        ("[ BACKWARD ]/Net_0/Linear_0", "backward", 3, None, 7, ns(305), 100_000, 2, 1, 30_000, 30_000),
+    ]

@@ -219,37 +219,35 @@ FROM _adb_op AS o
 ASOF LEFT JOIN _adb_op AS p
     ON p.gtid = o.gtid AND p.depth = o.parent_depth AND o.op_id > p.op_id;
 
--- module path of each op: the nn.Module python trace rows (type trace, with_stack) of its thread
--- enclosing its start, outermost first, "nn.Module: " dropped, joined by "/" (derive/110's rule)
-CREATE OR REPLACE TEMP TABLE _adb_op_module AS
-WITH module AS (
-    SELECT a.globalTid AS gtid, a.startNs AS ts_ns, a.endNs AS end_ns,
-           row_number() OVER (ORDER BY a.globalTid, a.startNs, a.endNs DESC) AS mrow,
-           substr(s.value, length('nn.Module: ') + 1) AS module
+-- modules (table module; derive/125 names the backward ones, nests them all and adds their
+-- device time): the nn.Module python trace rows, the Optimizer.* ops, and per forward/backward
+-- pair of ops (two ops sharing a connection id, msprof-analyze's DB rule) the later op, called
+-- at the earlier op's start
+CREATE OR REPLACE TEMP TABLE _adb_module AS
+WITH fwd AS (
+    SELECT a.globalTid AS gtid, a.startNs AS ts_ns, a.endNs - a.startNs AS dur_ns,
+           substr(s.value, length('nn.Module: ') + 1) AS name, 'forward' AS kind, NULL::BIGINT AS called_at_ns
     FROM _adb_PYTORCH_API AS a
     JOIN _adb_STRING_IDS AS s ON s.id = a.name
     WHERE a.type = coalesce((SELECT min(id) FROM _adb_ENUM_API_TYPE WHERE name = $trace_type_name), $trace_type_code)
-      AND starts_with(s.value, 'nn.Module: ') AND a.endNs > a.startNs
+      AND starts_with(s.value, 'nn.Module: ') AND a.startNs IS NOT NULL AND a.endNs >= a.startNs
+    UNION ALL
+    SELECT gtid, ts_ns, dur_ns, name, 'optimizer', NULL FROM _adb_op WHERE starts_with(lower(name), 'optimizer')
 ),
-module_path AS (
-    SELECT m.gtid, m.ts_ns, count(*) - 1 AS depth,
-           string_agg(a.module, '/' ORDER BY a.ts_ns, a.end_ns DESC, a.mrow) AS path
-    FROM module AS m
-    JOIN module AS a ON a.gtid = m.gtid AND a.ts_ns <= m.ts_ns AND a.end_ns >= m.end_ns
-    GROUP BY m.gtid, m.mrow, m.ts_ns
+pair AS (
+    SELECT min(o.ts_ns) AS called_at_ns, arg_max(o.op_id, o.ts_ns) AS end_op
+    FROM _adb_op AS o JOIN _adb_CONNECTION_IDS AS c ON c.id = o.conn
+    WHERE EXISTS (FROM fwd WHERE kind = 'forward')
+    GROUP BY c.connectionId HAVING count(*) = 2
 ),
-module_level AS (
-    SELECT gtid, t, sum(delta) OVER (PARTITION BY gtid ORDER BY t ROWS UNBOUNDED PRECEDING) AS running
-    FROM (SELECT gtid, t, sum(delta) AS delta
-          FROM (SELECT gtid, ts_ns AS t, 1 AS delta FROM module UNION ALL SELECT gtid, end_ns, -1 FROM module)
-          GROUP BY ALL)
+rows AS (
+    SELECT * FROM fwd WHERE EXISTS (FROM fwd WHERE kind = 'forward')
+    UNION ALL
+    SELECT o.gtid, o.ts_ns, o.dur_ns, '[ BACKWARD ]', 'backward', p.called_at_ns
+    FROM pair AS p JOIN _adb_op AS o ON o.op_id = p.end_op
 )
-SELECT o.op_id, mp.path
-FROM (SELECT ev.op_id, ev.gtid, ev.ts_ns, lv.running
-      FROM (SELECT op_id, gtid, ts_ns FROM _adb_op WHERE EXISTS (FROM module)) AS ev
-      ASOF JOIN module_level AS lv ON lv.gtid = ev.gtid AND ev.ts_ns >= lv.t
-      WHERE lv.running > 0) AS o
-ASOF JOIN module_path AS mp ON mp.gtid = o.gtid AND mp.depth = o.running - 1 AND o.ts_ns >= mp.ts_ns;
+SELECT row_number() OVER (ORDER BY kind = 'backward', ts_ns, dur_ns DESC, name, gtid, called_at_ns) AS module_id, *
+FROM rows;
 
 -- connection id → the innermost op that launched it
 CREATE OR REPLACE TEMP TABLE _adb_launcher AS
@@ -357,18 +355,23 @@ SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, o.op_id, o.tid, o.
        -- the autograd thread: the one whose ops carry a forward thread id (trace_view.json: the
        -- tid at the end of the fwdbwd flows); NULL when no op carries one
        CASE WHEN b.tids IS NOT NULL THEN list_contains(b.tids, o.tid) END AS is_backward,
-       m.path AS module_path,
+       NULL::VARCHAR AS module_path,   -- derive/125 (the module tree)
        CASE WHEN o.ts_ns < s.end_ns THEN s.step END AS step,
        c.kernel_count, c.kernel_total_count, c.device_self_ns, c.device_total_ns,
        'ascend_db' AS source
 FROM _adb_op_tree AS o
 CROSS JOIN (SELECT list(DISTINCT tid) AS tids FROM _adb_op_tree WHERE fwdThreadId > 0) AS b
-LEFT JOIN _adb_op_module AS m ON m.op_id = o.op_id
 LEFT JOIN _adb_op_counts AS c ON c.op_id = o.op_id
 ASOF LEFT JOIN _adb_steps AS s ON o.ts_ns >= s.start_ns
 LEFT JOIN _adb_STRING_IDS AS ish ON ish.id = o.inputShapes
 LEFT JOIN _adb_STRING_IDS AS idt ON idt.id = o.inputDtypes
 ORDER BY o.op_id;
+
+INSERT INTO module BY NAME
+SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, module_id, kind, name,
+       CAST(gtid % 4294967296 AS VARCHAR) AS tid, ts_ns, dur_ns, called_at_ns, 'ascend_db' AS source
+FROM _adb_module
+ORDER BY module_id;
 
 INSERT INTO kernel BY NAME
 SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, kernel_id, step, name, op_type, accelerator_core,
@@ -433,7 +436,7 @@ UNION ALL SELECT $run_id, $rank, $file_id, 'device_id', CAST(deviceId AS VARCHAR
 UNION ALL SELECT $run_id, $rank, $file_id, 'host_name', hostName FROM _adb_HOST_INFO;
 """
 
-_DERIVED = ("op", "op_tree", "op_module", "op_counts", "launcher", "steps", "kernel")
+_DERIVED = ("op", "op_tree", "module", "op_counts", "launcher", "steps", "kernel")
 
 
 def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
