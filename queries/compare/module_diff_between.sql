@@ -5,6 +5,8 @@
 -- Source:    module (derive/125): module_path, device_self_ns, device_total_ns, op_count.
 --            A path called several times (the same module path in several steps, a module's
 --            several backward ops) sums its calls.
+--            op_name_map renames a whole path (an optimizer module: Optimizer.step#SGD.step =
+--            Optimizer.step#NpuFusedSGD.step); msprof-analyze's module mode ignores the map.
 -- Reference: msprof-analyze compare ModuleCompareStatistic "[ TOTAL ]" rows: Module Class,
 --            Module Level, Module Name (without "nn.Module: "), Device Self Time, Number (here
 --            *_calls), Device Total Time; Diff Total = comparison − baseline. msprof-analyze
@@ -15,10 +17,13 @@
 -- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
 CREATE OR REPLACE MACRO module_diff_between(baseline_run, comparison_run) AS TABLE
 WITH sided AS (
-    SELECT CASE WHEN r.run_name = baseline_run THEN 'b' ELSE 'c' END AS side, m.rank, m.module_path,
+    SELECT CASE WHEN r.run_name = baseline_run THEN 'b' ELSE 'c' END AS side, m.rank,
+           coalesce(nm.comparison_name, m.module_path) AS module_path,
            m.op_count, m.device_self_ns, m.device_total_ns
     FROM module AS m
     JOIN run AS r ON r.run_id = m.run_id
+    LEFT JOIN (SELECT baseline_name, min(comparison_name) AS comparison_name
+               FROM op_name_map GROUP BY baseline_name) AS nm ON nm.baseline_name = m.module_path
     LEFT JOIN (SELECT DISTINCT run_id FROM compare_step) AS rs ON rs.run_id = m.run_id
     LEFT JOIN (SELECT DISTINCT run_id, step FROM compare_step) AS cs ON cs.run_id = m.run_id AND cs.step = m.step
     WHERE r.run_name IN (baseline_run, comparison_run) AND m.module_path IS NOT NULL
@@ -57,7 +62,7 @@ per_rank AS (
 SELECT
     CAST(baseline_run AS VARCHAR)                  AS baseline_run,            -- baseline run name
     CAST(comparison_run AS VARCHAR)                AS comparison_run,          -- comparison run name
-    module_path::VARCHAR                           AS module_path,             -- module.module_path (Module Name)
+    module_path::VARCHAR                           AS module_path,             -- module.module_path after op_name_map (Module Name)
     regexp_replace(regexp_extract(module_path, '[^/]*$', 0), '_[0-9]+$', '')::VARCHAR AS module_class,  -- last path part without its _N instance suffix (Module Class)
     (length(module_path) - length(replace(module_path, '/', '')) + 1)::INTEGER AS module_level,  -- parts of the path, 1 = outermost (Module Level)
     b_ops_pr::BIGINT                               AS baseline_op_count,       -- framework ops directly in the module per baseline rank

@@ -275,6 +275,20 @@ def test_module_diff_sums_calls_per_path_per_rank(empty_db):
     assert got == [("Net_0", "Net", 1, 1, 1, 10, 50, 1, 20, 20, -30)]
 
 
+
+def test_module_diff_applies_the_name_map_to_whole_paths(empty_db):
+    con = empty_db
+    add_run(con, 1, "base", [0])
+    add_run(con, 2, "comp", [0])
+    add_modules(con, 1, 0, [(1, "optimizer", "Optimizer.step#SGD.step", 1, 5, 700, 700)])
+    add_modules(con, 2, 0, [(1, "optimizer", "Optimizer.step#NpuFusedSGD.step", 1, 3, 400, 400)])
+    q = "SELECT module_path, baseline_total_ns, comparison_total_ns FROM module_diff_between('base', 'comp')"
+    assert sorted(con.execute(q).fetchall()) == [("Optimizer.step#NpuFusedSGD.step", 0, 400),
+                                                     ("Optimizer.step#SGD.step", 700, 0)]
+    con.execute("INSERT INTO op_name_map VALUES ('Optimizer.step#SGD.step', 'Optimizer.step#NpuFusedSGD.step')")
+    assert con.execute(q).fetchall() == [("Optimizer.step#NpuFusedSGD.step", 700, 400)]
+
+
 def test_cli_compare_ingests_paths_in_one_process(tmp_path):
     import json
 
