@@ -36,3 +36,21 @@ COMMENT ON COLUMN op_match.baseline_op_id IS 'Baseline op (op.op_id within basel
 COMMENT ON COLUMN op_match.comparison_rank IS 'Rank of the comparison op; NULL when the row has no comparison op.';
 COMMENT ON COLUMN op_match.comparison_op_id IS 'Comparison op (op.op_id within comparison run and rank); NULL when the baseline op is unmatched.';
 COMMENT ON COLUMN op_match.match_key IS 'The key the ops were matched on (mapped op name, + input dims with --use-input-shape); NULL for an unmatched row.';
+
+CREATE TABLE IF NOT EXISTS module_match (
+    baseline_run_id      INTEGER NOT NULL,
+    comparison_run_id    INTEGER NOT NULL,
+    order_id             BIGINT NOT NULL,
+    baseline_rank        INTEGER,
+    baseline_module_id   BIGINT,
+    comparison_rank      INTEGER,
+    comparison_module_id BIGINT
+);
+COMMENT ON TABLE module_match IS 'The module alignment of a (baseline run, comparison run) pair, msprof-analyze ModuleCompare: one row per aligned pair of modules (table module), a row with one side NULL for a module the other side lacks. Computed with op_match (tracedb/compare.py align_modules): per rank pair and tree (forward, backward), breadth first from the top modules, the children of each pair matched with difflib.SequenceMatcher (autojunk off) on the module path after op_name_map; ordered by the baseline module start, comparison-only modules placed by their start.';
+COMMENT ON COLUMN module_match.baseline_run_id IS 'Baseline run (run.run_id).';
+COMMENT ON COLUMN module_match.comparison_run_id IS 'Comparison run (run.run_id).';
+COMMENT ON COLUMN module_match.order_id IS 'Position of the pair in the alignment, 1-based (msprof-analyze Order Id).';
+COMMENT ON COLUMN module_match.baseline_rank IS 'Rank of the baseline module; NULL when the comparison module has no partner.';
+COMMENT ON COLUMN module_match.baseline_module_id IS 'Baseline module (module.module_id); NULL when unmatched on this side.';
+COMMENT ON COLUMN module_match.comparison_rank IS 'Rank of the comparison module; NULL when the baseline module has no partner.';
+COMMENT ON COLUMN module_match.comparison_module_id IS 'Comparison module (module.module_id); NULL when unmatched on this side.';

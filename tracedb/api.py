@@ -864,12 +864,13 @@ def runs_rm(run: str, db: str | Path | None = None) -> dict[str, int]:
                                    f"{duckdb_message(e)}", file=str(_db.resolve_db_path(db)),
                                    hint="nothing was removed; a table outside tracedb's schema may refer "
                                         "to the run (drop it with tracedb query --write).") from e
-        if con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
-                       "AND schema_name = 'main' AND table_name = 'op_match'").fetchone()[0]:
-            # the alignment names its runs as baseline_run_id / comparison_run_id; a later run may
-            # get this run_id again (max + 1), and must not inherit the pairs
-            deleted['"main"."op_match"'] = con.execute(
-                "DELETE FROM op_match WHERE ? IN (baseline_run_id, comparison_run_id)", [run_id]).fetchone()[0]
+        # the alignments name their runs as baseline_run_id / comparison_run_id; a later run may
+        # get this run_id again (max + 1), and must not inherit the pairs
+        for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
+                                    "AND schema_name = 'main' AND table_name IN ('op_match', 'module_match') "
+                                    "ORDER BY table_name").fetchall():
+            deleted[f'"main"."{table}"'] = con.execute(
+                f"DELETE FROM {table} WHERE ? IN (baseline_run_id, comparison_run_id)", [run_id]).fetchone()[0]
         return deleted
 
 

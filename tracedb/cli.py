@@ -624,10 +624,11 @@ def compare(
     """Compare two runs at the framework-op level (msprof-analyze compare, in SQL views).
 
     Ingests the sides given as paths (same process), makes them the baseline and comparison run,
-    stores the op name map, the steps and the op alignment (table op_match), then prints
-    overall_comparison (when installed) and the top of op_diff. The views stay in the file:
-    op_diff, op_alignment, kernel_diff, api_diff, communication_diff (and their *_between
-    macros) answer further questions with 'tracedb query'. Formats other than table/markdown
+    stores the op name map, the steps and the op and module alignments (tables op_match,
+    module_match), then prints overall_comparison (when installed) and the top of op_diff. The
+    views stay in the file: op_diff, op_alignment, kernel_diff, api_diff, communication_diff,
+    module_diff, module_alignment (and their *_between macros) answer further questions with
+    'tracedb query'. Formats other than table/markdown
     print op_diff only.
 
     Examples:

@@ -17,6 +17,8 @@ The alignment is msprof-analyze's (``compare_backend/data_prepare/sequence_pre_m
 
 Ranks are paired in rank order (i-th baseline rank with i-th comparison rank; a rank without a
 partner gives unmatched rows). The pairs are stored in ``op_match``; the views are SQL over it.
+The module trees (table ``module``) are aligned with the same matcher (:func:`align_modules`)
+into ``module_match`` whenever the ops are.
 Everything else is SQL: this module only runs the sequence matcher, which needs an algorithm.
 """
 from __future__ import annotations
@@ -75,6 +77,72 @@ def _load(con: duckdb.DuckDBPyConnection, run_id: int, use_input_shape: bool,
         if all_levels:
             ops[(rank, op_id)] = op
     return top
+
+
+@dataclass
+class _Module:
+    module_id: int
+    rank: int
+    key: str
+    ts_ns: int
+    children: list = field(default_factory=list)
+
+
+def _load_modules(con: duckdb.DuckDBPyConnection, run_id: int) -> dict[int, list[list[_Module]]]:
+    """Per rank, the top modules of its forward tree and of its backward tree (table module,
+    children attached, all in start order), keyed by module path after ``op_name_map``; only
+    the modules of the ``compare_step`` steps when the run has some (a module whose parent is
+    left out is a top module)."""
+    cols = con.execute("""
+        SELECT m.rank, m.module_id, coalesce(m.parent_module_id, -1) AS parent, (m.kind = 'backward')::INT AS bwd,
+               coalesce(nm.comparison_name, m.module_path) AS k, m.ts_ns
+        FROM module AS m
+        LEFT JOIN (SELECT baseline_name, min(comparison_name) AS comparison_name
+                   FROM op_name_map GROUP BY baseline_name) AS nm ON nm.baseline_name = m.module_path
+        WHERE m.run_id = ? AND m.module_path IS NOT NULL
+          AND (NOT EXISTS (SELECT 1 FROM compare_step AS s WHERE s.run_id = m.run_id)
+               OR m.step IN (SELECT s.step FROM compare_step AS s WHERE s.run_id = m.run_id))
+        ORDER BY m.rank, m.ts_ns, m.module_id
+    """, [run_id]).fetchnumpy()
+    trees: dict[int, list[list[_Module]]] = {}
+    seen: dict[tuple[int, int], _Module] = {}
+    for rank, module_id, parent, bwd, k, ts in zip(*(cols[c].tolist() for c in
+                                                    ("rank", "module_id", "parent", "bwd", "k", "ts_ns"))):
+        m = _Module(module_id, rank, k, ts)
+        seen[(rank, module_id)] = m
+        if (p := seen.get((rank, parent))) is not None:
+            p.children.append(m)           # rows are in start order, so a parent comes first
+        else:
+            trees.setdefault(rank, [[], []])[bwd].append(m)
+    return trees
+
+
+def align_modules(base: list[list[_Module]], comp: list[list[_Module]]) -> list:
+    """msprof-analyze's module alignment (``_match_nn_module``, ``ModuleComparator``): per tree
+    (forward, then backward), breadth first from the tops, the children of each pair are
+    aligned as ``longest_common_subsequence_matching`` aligns them (a module one side lacks
+    pairs with None, and its children with None in turn); the pairs are then ordered by the
+    baseline module's start, each comparison-only module placed before the first pair whose
+    comparison module starts after it."""
+    pairs = []
+    for b_top, c_top in zip(base, comp):
+        queue = deque([(b_top, c_top)])
+        while queue:
+            b_children, c_children = queue.popleft()
+            if not b_children and not c_children:
+                continue
+            for b, c in _lcs_match(b_children, c_children):
+                pairs.append((b, c))
+                queue.append((b.children if b else [], c.children if c else []))
+    based = sorted((p for p in pairs if p[0] is not None), key=lambda p: p[0].ts_ns)
+    alone = sorted((p for p in pairs if p[0] is None), key=lambda p: p[1].ts_ns)
+    out, i = [], 0
+    for b, c in based:
+        while c is not None and i < len(alone) and alone[i][1].ts_ns < c.ts_ns:
+            out.append(alone[i])
+            i += 1
+        out.append((b, c))
+    return out + alone[i:]
 
 
 _P1, _P2 = 2_147_483_647, 2_147_483_629          # primes < 2**31: products stay below 2**62
@@ -211,10 +279,11 @@ class _Matcher(SequenceMatcher):
         return Match(i, j, lo)
 
 
-def _lcs_match(base: list[_Op], comp: list[_Op]) -> list[tuple[_Op | None, _Op | None]]:
-    """msprof-analyze ``longest_common_subsequence_matching``."""
+def _lcs_match(base: list, comp: list) -> list[tuple]:
+    """msprof-analyze ``longest_common_subsequence_matching`` of two lists of ops or modules
+    (their ``key``)."""
     matcher = _Matcher([o.key for o in base], [o.key for o in comp])
-    out: list[tuple[_Op | None, _Op | None]] = []
+    out: list[tuple] = []
     i = j = 0
     for block in matcher.get_matching_blocks():
         while i < block.a:
@@ -288,6 +357,28 @@ def align_ops(base: list[_Op], comp: list[_Op], max_kernel_num: int | None = Non
     return out
 
 
+def _insert_match(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> None:
+    """Append alignment rows (baseline_run_id, comparison_run_id, order_id, baseline_rank,
+    baseline id, comparison_rank, comparison id[, match_key]) to op_match / module_match as
+    NumPy columns (one scan; no per-row statements)."""
+    import numpy as np
+    cols = list(zip(*rows))
+
+    def ints(values):
+        return np.array([-1 if v is None else v for v in values], np.int64)
+
+    _match_rows = {"order_id": np.array(cols[2], np.int64), "b_rank": ints(cols[3]),  # noqa: F841 — read by name
+                   "b_id": ints(cols[4]), "c_rank": ints(cols[5]), "c_id": ints(cols[6])}
+    key = ""
+    if len(cols) > 7:
+        _match_rows["match_key"] = np.array(cols[7], dtype=object)
+        key = ", match_key"
+    con.execute(f"""INSERT INTO {table}
+                    SELECT ?, ?, order_id, nullif(b_rank, -1), nullif(b_id, -1), nullif(c_rank, -1),
+                           nullif(c_id, -1){key}
+                    FROM _match_rows""", [rows[0][0], rows[0][1]])
+
+
 def align(con: duckdb.DuckDBPyConnection, baseline_run_id: int, comparison_run_id: int, *,
           use_input_shape: bool = False, max_kernel_num: int | None = None) -> int:
     """Align the two runs' ops and replace their ``op_match`` rows (inside the caller's
@@ -310,20 +401,25 @@ def align(con: duckdb.DuckDBPyConnection, baseline_run_id: int, comparison_run_i
                 "OR baseline_run_id NOT IN (SELECT run_id FROM run) "
                 "OR comparison_run_id NOT IN (SELECT run_id FROM run)", [baseline_run_id, comparison_run_id])
     if rows:
-        import numpy as np
-        cols = list(zip(*rows))
+        _insert_match(con, "op_match", rows)
+    _store_module_match(con, baseline_run_id, comparison_run_id)
+    return len(rows)
 
-        def ints(values):
-            return np.array([-1 if v is None else v for v in values], np.int64)
 
-        _op_match_rows = {  # noqa: F841 — read by name (DuckDB scans a dict of NumPy arrays)
-            "order_id": np.array(cols[2], np.int64), "baseline_rank": ints(cols[3]),
-            "baseline_op_id": ints(cols[4]), "comparison_rank": ints(cols[5]), "comparison_op_id": ints(cols[6]),
-            "match_key": np.array(cols[7], dtype=object)}
-        con.execute("""INSERT INTO op_match
-                       SELECT ?, ?, order_id, nullif(baseline_rank, -1), nullif(baseline_op_id, -1),
-                              nullif(comparison_rank, -1), nullif(comparison_op_id, -1), match_key
-                       FROM _op_match_rows""", [baseline_run_id, comparison_run_id])
+def _store_module_match(con: duckdb.DuckDBPyConnection, baseline_run_id: int, comparison_run_id: int) -> int:
+    """Align the two runs' module trees (:func:`align_modules`, ranks paired in rank order) and
+    replace their ``module_match`` rows. Returns the number of rows written."""
+    base, comp = _load_modules(con, baseline_run_id), _load_modules(con, comparison_run_id)
+    rows = []
+    for b_rank, c_rank in zip_longest(sorted(base), sorted(comp)):
+        for b, c in align_modules(base.get(b_rank, [[], []]), comp.get(c_rank, [[], []])):
+            rows.append((baseline_run_id, comparison_run_id, len(rows) + 1, b.rank if b else None,
+                         b.module_id if b else None, c.rank if c else None, c.module_id if c else None))
+    con.execute("DELETE FROM module_match WHERE (baseline_run_id = ? AND comparison_run_id = ?) "
+                "OR baseline_run_id NOT IN (SELECT run_id FROM run) "
+                "OR comparison_run_id NOT IN (SELECT run_id FROM run)", [baseline_run_id, comparison_run_id])
+    if rows:
+        _insert_match(con, "module_match", rows)
     return len(rows)
 
 

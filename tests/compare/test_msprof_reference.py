@@ -494,3 +494,90 @@ def test_module_diff_on_the_db_export_and_msprof_quirk_last_kernel_per_op(db_pai
     (conv,) = rows(db_pair, "SELECT baseline_self_ns FROM module_diff_between('d0', 'd1') "
                             "WHERE module_path = 'DistributedDataParallel_0/AlexNet_0/Sequential_0/Conv2d_0'")
     assert conv == (53761 + 6460 + 314667 + 27901,)
+
+
+# ModuleCompare "TOTAL" rows, rank0 vs rank1, in its order: (Module Name, base Device Self Time,
+# Device Total Time, comparison Self, Total (µs)); every row a matched pair of the same name
+MODULE_COMPARE_RANK0_VS_RANK1 = [
+    ('DistributedDataParallel_0', 0, 2318.946, 0, 2335.327),
+    ('DistributedDataParallel_0/AlexNet_0', 0, 2318.946, 0, 2335.327),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_0', 0, 1687.614, 0, 1684.774),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_0/Conv2d_0', 401.248, 401.248, 400.808, 400.808),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_0/ReLU_0', 15.5, 15.5, 15.0, 15.0),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_0/MaxPool2d_0', 211.004, 211.004, 206.624, 206.624),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_0/Conv2d_1', 220.824, 220.824, 221.384, 221.384),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_0/ReLU_1', 13.02, 13.02, 13.2, 13.2),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_0/MaxPool2d_1', 195.564, 195.564, 195.144, 195.144),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_0/Conv2d_2', 157.863, 157.863, 159.003, 159.003),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_0/ReLU_2', 9.96, 9.96, 10.02, 10.02),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_0/Conv2d_3', 196.624, 196.624, 197.684, 197.684),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_0/ReLU_3', 6.56, 6.56, 6.66, 6.66),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_0/Conv2d_4', 139.883, 139.883, 138.903, 138.903),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_0/ReLU_4', 8.02, 8.02, 7.88, 7.88),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_0/MaxPool2d_2', 111.542, 111.542, 112.462, 112.462),
+    ('DistributedDataParallel_0/AlexNet_0/AdaptiveAvgPool2d_0', 67.741, 67.741, 62.661, 62.661),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_1', 0, 563.591, 0, 587.892),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_1/Dropout_0', 20.58, 20.58, 20.92, 20.92),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_1/Linear_0', 346.567, 346.567, 357.367, 357.367),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_1/ReLU_5', 8.26, 8.26, 8.38, 8.38),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_1/Dropout_1', 13.26, 13.26, 12.38, 12.38),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_1/Linear_1', 114.922, 114.922, 128.343, 128.343),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_1/ReLU_6', 2.76, 2.76, 3.04, 3.04),
+    ('DistributedDataParallel_0/AlexNet_0/Sequential_1/Linear_2', 57.241, 57.241, 57.461, 57.461),
+    ('CrossEntropyLoss_0', 54.821, 54.821, 54.741, 54.741),
+    ('Optimizer.zero_grad#SGD.zero_grad', 0, 0, 0, 0),
+    ('[ BACKWARD ]/CrossEntropyLoss_0', 11.66, 11.66, 13.68, 13.68),
+    ('[ BACKWARD ]/CrossEntropyLoss_0', 10.3, 10.3, 11.36, 11.36),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_1/Linear_2', 60.761, 60.761, 59.561, 59.561),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_1/Linear_2', 0, 0, 0, 0),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_1/ReLU_6', 8.84, 8.84, 9.02, 9.02),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_1/Linear_1', 112.982, 112.982, 110.782, 110.782),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_1/Linear_1', 0, 0, 0, 0),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_1/Dropout_1', 11.52, 11.52, 11.34, 11.34),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_1/ReLU_5', 8.16, 8.16, 8.56, 8.56),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_1/Linear_0', 373.667, 373.667, 375.087, 375.087),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_1/Linear_0', 0, 0, 0, 0),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_1/Dropout_0', 12.8, 12.8, 12.84, 12.84),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0', 0, 0, 0, 0),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/AdaptiveAvgPool2d_0', 61.701, 61.701, 59.241, 59.241),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_0/MaxPool2d_2', 176.444, 176.444, 177.504, 177.504),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_0/ReLU_4', 16.3, 16.3, 14.3, 14.3),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_0/Conv2d_4', 327.547, 327.547, 319.666, 319.666),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_0/ReLU_3', 15.6, 15.6, 14.98, 14.98),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_0/Conv2d_3', 415.048, 415.048, 417.868, 417.868),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_0/ReLU_2', 17.24, 17.24, 16.38, 16.38),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_0/Conv2d_2', 383.928, 383.928, 375.688, 375.688),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_0/MaxPool2d_1', 186.564, 186.564, 185.704, 185.704),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_0/ReLU_1', 22.92, 22.92, 22.06, 22.06),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_0/Conv2d_1', 422.368, 422.368, 422.589, 422.589),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_0/MaxPool2d_0', 191.284, 191.284, 189.324, 189.324),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_0/ReLU_0', 26.401, 26.401, 26.16, 26.16),
+    ('[ BACKWARD ]/DistributedDataParallel_0/AlexNet_0/Sequential_0/Conv2d_0', 468.689, 468.689, 471.469, 471.469),
+    ('Optimizer.step#SGD.step', 2264.945, 2264.945, 2258.045, 2258.045),
+]
+
+
+def test_module_alignment_equals_msprof_module_compare(pairs_db):
+    db = compared(pairs_db, "r0", "r1")
+    got = rows(db, "SELECT baseline_module_path, comparison_module_path, baseline_self_ns, baseline_total_ns, "
+                   "comparison_self_ns, comparison_total_ns FROM module_alignment_between('r0', 'r1') ORDER BY order_id")
+    assert [(b, c) for b, c, *_ in got] == [(w[0], w[0]) for w in MODULE_COMPARE_RANK0_VS_RANK1]
+    copies = COPIES_RANK0_VS_RANK1      # the copies msprof-analyze counts (see above), per module
+    for (path, bself, btotal, cself, ctotal), (_, _, gbself, gbtotal, gcself, gctotal) in zip(
+            MODULE_COMPARE_RANK0_VS_RANK1, got):
+        bcopy, ccopy = copies.get(path, (0.0, 0.0))
+        below = [v for p, v in copies.items() if p.startswith(path + "/") and not path.startswith("[ BACKWARD ]")]
+        assert close(gbself, bself - bcopy) and close(gcself, cself - ccopy), path
+        assert close(gbtotal, btotal - bcopy - sum(b for b, _ in below)), path
+        assert close(gctotal, ctotal - ccopy - sum(c for _, c in below)), path
+
+
+def test_module_alignment_unmatched_modules_keep_their_place(pairs_db):
+    # the GPU trace has no python_function events, so no modules: every NPU module is a
+    # comparison-only row, in the comparison's order
+    db = compared(pairs_db, "gpu", "r0")
+    got = rows(db, "SELECT count(*), count(baseline_module_id), count(comparison_module_id) "
+                   "FROM module_alignment_between('gpu', 'r0')")
+    assert got == [(55, 0, 55)]
+    first = rows(db, "SELECT comparison_module_path FROM module_alignment_between('gpu', 'r0') ORDER BY order_id LIMIT 2")
+    assert first == [("DistributedDataParallel_0",), ("DistributedDataParallel_0/AlexNet_0",)]
