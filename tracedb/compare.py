@@ -281,8 +281,13 @@ class _Matcher(SequenceMatcher):
 
 def _lcs_match(base: list, comp: list) -> list[tuple]:
     """msprof-analyze ``longest_common_subsequence_matching`` of two lists of ops or modules
-    (their ``key``)."""
-    matcher = _Matcher([o.key for o in base], [o.key for o in comp])
+    (their ``key``). The same keys on both sides are one matching block; short lists go to
+    difflib itself (the hashed search pays off on long ones: its set-up is most of the time of
+    the thousands of two-or-three-child lists a module tree has)."""
+    a, b = [o.key for o in base], [o.key for o in comp]
+    if a == b:
+        return list(zip(base, comp))
+    matcher = SequenceMatcher(None, a, b, autojunk=False) if len(a) * len(b) <= 4096 else _Matcher(a, b)
     out: list[tuple] = []
     i = j = 0
     for block in matcher.get_matching_blocks():

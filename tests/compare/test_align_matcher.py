@@ -61,3 +61,19 @@ def test_hash_collision_falls_back_to_difflib(monkeypatch):
     m = _Matcher(a, b)
     monkeypatch.setattr(m, "_keys", lambda h, lo, hi, length: __import__("numpy").zeros(hi - length + 1 - lo, "int64"))
     assert m.get_matching_blocks() == reference(a, b)
+
+
+def test_align_modules_order_is_msprof_module_comparator():
+    """Baseline A(10) [a1(11)] B(20) D(40); comparison A(12) [a1(13) a2(14)] C(25) D(41). Tops
+    align A=A, B-, -C, D=D, then A's children a1=a1, -a2 (breadth first). ModuleComparator's
+    order: by baseline start; a comparison-only module goes before the first *matched* pair
+    whose comparison module starts after it, so a2 (14) lands after B, not after a1."""
+    from tracedb.compare import _Module, align_modules
+
+    def mod(key, ts, *children):
+        return _Module(module_id=ts, rank=0, key=key, ts_ns=ts, children=list(children))
+
+    base = [[mod("A", 10, mod("A/a1", 11)), mod("B", 20), mod("D", 40)], []]
+    comp = [[mod("A", 12, mod("A/a1", 13), mod("A/a2", 14)), mod("C", 25), mod("D", 41)], []]
+    got = [(b.key if b else None, c.key if c else None) for b, c in align_modules(base, comp)]
+    assert got == [("A", "A"), ("A/a1", "A/a1"), ("B", None), (None, "A/a2"), (None, "C"), ("D", "D")]
