@@ -27,8 +27,10 @@ import html
 import io
 import json
 import math
+import os
 import re
 import textwrap
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
@@ -414,6 +416,231 @@ def write_stream(out, columns: Sequence[str], batches: Iterable[Sequence[Sequenc
         out.write("[]\n" if first else "\n]\n")
     else:
         raise ValueError(f"format {fmt!r} is not streamed; use one of {', '.join(STREAMED)}")
+
+
+# ---- csv written by DuckDB ----------------------------------------------------------------
+#
+# ``tracedb query … --format csv`` of a large result: DuckDB formats every cell in SQL and writes
+# the file with its own csv writer (COPY … TO, quoting off), so no row comes into Python.
+# Each SQL text is the one write_stream's csv gives for the value DuckDB hands Python: a float
+# as format(v, ".10g") (DuckDB's format('{:.10g}') is the same printf-style %.10g; NaN has no
+# sign in Python), a bool as True/False, an int and a Decimal of scale ≤ 6 as str() (larger
+# scales come out as 1E-7 in Python), NULL as an empty field, a string quoted as the csv
+# module quotes it. Any other type returns None and the rows go through Python.
+
+_COPY_INTEGERS = frozenset({"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
+                            "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT"})
+_COPY_DECIMAL = re.compile(r"^DECIMAL\((\d+),\s*(\d+)\)$")
+_COPY_DECIMAL_SCALE = 6           # str(Decimal) is positional notation up to 6 decimals
+_csv_quoting_cache: list = []
+
+
+def _csv_line(row: Sequence[Any]) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(row)
+    return buf.getvalue()
+
+
+def csv_quoting() -> tuple[str, str] | None:
+    r"""How this Python's csv module writes a string field, probed once: the characters that make
+    it quote a field (a field with one is written in quotes, its quotes doubled; ``\r`` is one in
+    some Python versions and not in others) and the text of a row whose only field is empty.
+    None when what it writes is not explained by that rule (then csv is not written by DuckDB).
+
+    >>> special, lone = csv_quoting()
+    >>> sorted(special) in (['\n', '"', ','], ['\n', '\r', '"', ','])
+    True
+    >>> lone
+    '""'
+    """
+    if not _csv_quoting_cache:
+        special, ok = [], True
+        for c in list(map(chr, range(128))) + ["\x85", "\u2028", "\u2029", "\xa0", "\ufeff"]:
+            quoted = []
+            for field in ("a" + c + "b", c + "b", "b" + c, c):
+                line = _csv_line([field, "x"])
+                if line == field + ",x\n":
+                    quoted.append(False)
+                elif line == '"' + field.replace('"', '""') + '",x\n':
+                    quoted.append(True)
+                else:
+                    ok = False
+            if len(set(quoted)) > 1:
+                ok = False
+            elif quoted[0]:
+                special.append(c)
+        lone = _csv_line([""])[:-1]
+        ok = ok and _csv_line([None]) == lone + "\n" and _csv_line(["", ""]) == ",\n" and '"' in special
+        _csv_quoting_cache.append(("".join(special), lone) if ok else None)
+    return _csv_quoting_cache[0]
+
+
+def _sql_text(s: str) -> str:
+    """A SQL string literal of any text (each character that is not printable ASCII as chr(n))."""
+    parts, plain = [], ""
+    for c in s:
+        if " " <= c <= "~":
+            plain += c
+        else:
+            if plain:
+                parts.append("'" + plain.replace("'", "''") + "'")
+                plain = ""
+            parts.append(f"chr({ord(c)})")
+    if plain or not parts:
+        parts.append("'" + plain.replace("'", "''") + "'")
+    return " || ".join(parts)
+
+
+def csv_cells_sql(names: Sequence[str], types: Sequence[str]) -> list[str] | None:
+    """SQL that gives each column's csv cell as write_stream writes it (quoted when needed, NULL
+    as ''), one expression per column (``names``: SQL column references, ``types``: their DuckDB
+    types as DESCRIBE names them); None when a type has no such expression or the csv module
+    quotes in a way these expressions do not know.
+
+    >>> print(csv_cells_sql(["c0", "c1"], ["BOOLEAN", "BIGINT"])[0])
+    CASE WHEN c0 THEN 'True' WHEN NOT c0 THEN 'False' ELSE '' END
+    >>> csv_cells_sql(["c0", "c1"], ["TIMESTAMP", "BIGINT"]) is None
+    True
+    """
+    quoting = csv_quoting()
+    if quoting is None or not names or len(names) != len(types):
+        return None
+    special, lone = quoting
+    null = _sql_text(lone) if len(names) == 1 else "''"     # a row of one empty field is '""'
+    out = []
+    for c, t in zip(names, types):
+        t = t.upper()
+        dec = _COPY_DECIMAL.match(t)
+        if t in _COPY_INTEGERS or (dec and int(dec.group(2)) <= _COPY_DECIMAL_SCALE
+                                   and int(dec.group(2)) < int(dec.group(1))):
+            out.append(f"coalesce(CAST({c} AS VARCHAR), {null})")
+        elif t in ("DOUBLE", "FLOAT"):
+            out.append(f"CASE WHEN isnan({c}) THEN 'nan' ELSE coalesce(format('{{:.10g}}', CAST({c} AS DOUBLE)), "
+                       f"{null}) END")
+        elif t == "BOOLEAN":
+            out.append(f"CASE WHEN {c} THEN 'True' WHEN NOT {c} THEN 'False' ELSE {null} END")
+        elif t == "VARCHAR":
+            needs = " OR ".join(f"contains({c}, {_sql_text(ch)})" for ch in special)
+            empty = f"WHEN {c} = '' THEN {null} " if len(names) == 1 else ""
+            out.append(f"CASE WHEN {c} IS NULL THEN {null} {empty}WHEN {needs} "
+                       f"THEN '\"' || replace({c}, '\"', '\"\"') || '\"' ELSE {c} END")
+        else:
+            return None
+    return out
+
+
+def can_copy_to(out) -> bool:
+    r"""Whether bytes DuckDB writes can go to ``out`` as they are: lines end in ``\n`` and ``out``
+    encodes text as UTF-8 (or takes str, such as io.StringIO)."""
+    if out is None or os.linesep != "\n":
+        return False
+    enc = getattr(out, "encoding", None)
+    if enc is None:
+        return isinstance(out, io.StringIO) or hasattr(out, "buffer")
+    try:
+        import codecs
+        return codecs.lookup(enc).name == "utf-8"
+    except LookupError:
+        return False
+
+
+class PipeCopy:
+    """Runs a copy that writes a file at a path (DuckDB's COPY … TO) in a thread, into the write
+    end of a pipe named ``/dev/fd/N``, while the calling thread copies ``head`` (before the first
+    byte, or at the end when none came) and then the bytes from the pipe to ``out``.
+
+    Whatever ``out`` is (a pipe, a file opened for appending, a terminal, /dev/null, a test
+    runner's stream), nothing opens it again: DuckDB writes only into the pipe. The calling
+    thread waits in Python (reading the pipe), so Ctrl-C / SIGTERM raise there as usual and
+    ``interrupt`` stops the copy; a failed write to ``out`` (``| head``) closes the pipe, which
+    makes the copy's next write fail.
+    """
+
+    CHUNK = 1 << 20
+
+    def __init__(self, out, head: str, interrupt: Callable[[], Any]):
+        self.out, self.head, self.interrupt = out, head, interrupt
+        self.wrote = False          # whether any byte (the head included) reached ``out``
+        self.error: BaseException | None = None       # what the copy raised
+        try:
+            self.raw = out.fileno()
+        except (AttributeError, OSError, ValueError):  # a test runner's stream, io.StringIO
+            self.raw = None
+        self.decoder = None
+
+    def _write(self, data: bytes) -> None:
+        if self.raw is not None:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.raw, view):]
+        elif hasattr(self.out, "buffer"):
+            self.out.buffer.write(data)
+        else:
+            if self.decoder is None:
+                import codecs
+                self.decoder = codecs.getincrementaldecoder("utf-8")()
+            self.out.write(self.decoder.decode(data))
+
+    def _emit(self, data: bytes) -> None:
+        if not self.wrote:
+            self.wrote = True
+            self._write(self.head.encode("utf-8"))
+        if data:
+            self._write(data)
+
+    def _copy(self, copy: Callable[[str], Any], w: int) -> None:
+        try:
+            copy(f"/dev/fd/{w}")
+        except BaseException as e:       # noqa: BLE001 - raised again by run()
+            self.error = e
+        finally:
+            os.close(w)                  # DuckDB has closed its own descriptor: end of file
+
+    def run(self, copy: Callable[[str], Any]) -> bool:
+        """``copy(path)`` into the pipe, its bytes to ``out``.
+
+        Returns:
+            False, with nothing done, when there is no ``/dev/fd`` to name the pipe by; else True.
+
+        Raises:
+            What ``copy`` raised (:attr:`wrote` says whether output had begun); KeyboardInterrupt
+            and the BrokenPipeError (or other OSError) of a failed write to ``out``, after the
+            copy has stopped.
+        """
+        r, w = os.pipe()
+        if not os.path.exists(f"/dev/fd/{w}"):
+            os.close(r)
+            os.close(w)
+            return False
+        try:
+            import fcntl
+            fcntl.fcntl(w, getattr(fcntl, "F_SETPIPE_SZ", 1031), self.CHUNK)    # fewer, larger reads
+        except (ImportError, OSError):
+            pass
+        self.out.flush()
+        worker = threading.Thread(target=self._copy, args=(copy, w), name="tracedb-copy", daemon=True)
+        worker.start()
+        try:
+            while True:
+                data = os.read(r, self.CHUNK)
+                if not data:
+                    break
+                self._emit(data)
+        except BaseException:
+            try:
+                self.interrupt()
+            except Exception:        # noqa: BLE001 - the first error is the one to report
+                pass
+            raise
+        finally:
+            os.close(r)              # a copy still writing fails (EPIPE) rather than wait
+            worker.join()
+        if self.error is not None:
+            raise self.error
+        self._emit(b"")
+        if self.raw is None and hasattr(self.out, "buffer"):
+            self.out.buffer.flush()
+        return True
 
 
 def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table", *,
