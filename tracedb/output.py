@@ -27,10 +27,8 @@ import html
 import io
 import json
 import math
-import os
 import re
 import textwrap
-import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
@@ -418,20 +416,20 @@ def write_stream(out, columns: Sequence[str], batches: Iterable[Sequence[Sequenc
         raise ValueError(f"format {fmt!r} is not streamed; use one of {', '.join(STREAMED)}")
 
 
-# ---- csv written by DuckDB ----------------------------------------------------------------
+# ---- csv lines made by DuckDB ---------------------------------------------------------------
 #
-# ``tracedb query … --format csv`` of a large result: DuckDB formats every cell in SQL and writes
-# the file with its own csv writer (COPY … TO, quoting off), so no row comes into Python.
+# ``tracedb query … --format csv`` of a large result: DuckDB makes every row's csv line in SQL and
+# Python only writes the lines (one string a row, not one object a cell through the csv module).
 # Each SQL text is the one write_stream's csv gives for the value DuckDB hands Python: a float
 # as format(v, ".10g") (DuckDB's format('{:.10g}') is the same printf-style %.10g; NaN has no
 # sign in Python), a bool as True/False, an int and a Decimal of scale ≤ 6 as str() (larger
 # scales come out as 1E-7 in Python), NULL as an empty field, a string quoted as the csv
 # module quotes it. Any other type returns None and the rows go through Python.
 
-_COPY_INTEGERS = frozenset({"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
+_CSV_INTEGERS = frozenset({"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
                             "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT"})
-_COPY_DECIMAL = re.compile(r"^DECIMAL\((\d+),\s*(\d+)\)$")
-_COPY_DECIMAL_SCALE = 6           # str(Decimal) is positional notation up to 6 decimals
+_CSV_DECIMAL = re.compile(r"^DECIMAL\((\d+),\s*(\d+)\)$")
+_CSV_DECIMAL_SCALE = 6           # str(Decimal) is positional notation up to 6 decimals
 _csv_quoting_cache: list = []
 
 
@@ -510,8 +508,8 @@ def csv_cells_sql(names: Sequence[str], types: Sequence[str]) -> list[str] | Non
     out = []
     for c, t in zip(names, types):
         t = t.upper()
-        dec = _COPY_DECIMAL.match(t)
-        if t in _COPY_INTEGERS or (dec and int(dec.group(2)) <= _COPY_DECIMAL_SCALE
+        dec = _CSV_DECIMAL.match(t)
+        if t in _CSV_INTEGERS or (dec and int(dec.group(2)) <= _CSV_DECIMAL_SCALE
                                    and int(dec.group(2)) < int(dec.group(1))):
             out.append(f"coalesce(CAST({c} AS VARCHAR), {null})")
         elif t in ("DOUBLE", "FLOAT"):
@@ -529,118 +527,17 @@ def csv_cells_sql(names: Sequence[str], types: Sequence[str]) -> list[str] | Non
     return out
 
 
-def can_copy_to(out) -> bool:
-    r"""Whether bytes DuckDB writes can go to ``out`` as they are: lines end in ``\n`` and ``out``
-    encodes text as UTF-8 (or takes str, such as io.StringIO)."""
-    if out is None or os.linesep != "\n":
-        return False
-    enc = getattr(out, "encoding", None)
-    if enc is None:
-        return isinstance(out, io.StringIO) or hasattr(out, "buffer")
-    try:
-        import codecs
-        return codecs.lookup(enc).name == "utf-8"
-    except LookupError:
-        return False
+def csv_line_sql(names: Sequence[str], types: Sequence[str]) -> str | None:
+    """SQL that gives each row's whole csv line, ``\\n`` included, as write_stream writes it
+    (the cells of :func:`csv_cells_sql` joined by commas); None when a type has no exact text.
 
-
-class PipeCopy:
-    """Runs a copy that writes a file at a path (DuckDB's COPY … TO) in a thread, into the write
-    end of a pipe named ``/dev/fd/N``, while the calling thread copies ``head`` (before the first
-    byte, or at the end when none came) and then the bytes from the pipe to ``out``.
-
-    Whatever ``out`` is (a pipe, a file opened for appending, a terminal, /dev/null, a test
-    runner's stream), nothing opens it again: DuckDB writes only into the pipe. The calling
-    thread waits in Python (reading the pipe), so Ctrl-C / SIGTERM raise there as usual and
-    ``interrupt`` stops the copy; a failed write to ``out`` (``| head``) closes the pipe, which
-    makes the copy's next write fail.
+    >>> print(csv_line_sql(["c0", "c1"], ["BIGINT", "INTEGER"]))
+    concat(coalesce(CAST(c0 AS VARCHAR), ''), ',', coalesce(CAST(c1 AS VARCHAR), ''), chr(10))
     """
-
-    CHUNK = 1 << 20
-
-    def __init__(self, out, head: str, interrupt: Callable[[], Any]):
-        self.out, self.head, self.interrupt = out, head, interrupt
-        self.wrote = False          # whether any byte (the head included) reached ``out``
-        self.error: BaseException | None = None       # what the copy raised
-        try:
-            self.raw = out.fileno()
-        except (AttributeError, OSError, ValueError):  # a test runner's stream, io.StringIO
-            self.raw = None
-        self.decoder = None
-
-    def _write(self, data: bytes) -> None:
-        if self.raw is not None:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self.raw, view):]
-        elif hasattr(self.out, "buffer"):
-            self.out.buffer.write(data)
-        else:
-            if self.decoder is None:
-                import codecs
-                self.decoder = codecs.getincrementaldecoder("utf-8")()
-            self.out.write(self.decoder.decode(data))
-
-    def _emit(self, data: bytes) -> None:
-        if not self.wrote:
-            self.wrote = True
-            self._write(self.head.encode("utf-8"))
-        if data:
-            self._write(data)
-
-    def _copy(self, copy: Callable[[str], Any], w: int) -> None:
-        try:
-            copy(f"/dev/fd/{w}")
-        except BaseException as e:       # noqa: BLE001 - raised again by run()
-            self.error = e
-        finally:
-            os.close(w)                  # DuckDB has closed its own descriptor: end of file
-
-    def run(self, copy: Callable[[str], Any]) -> bool:
-        """``copy(path)`` into the pipe, its bytes to ``out``.
-
-        Returns:
-            False, with nothing done, when there is no ``/dev/fd`` to name the pipe by; else True.
-
-        Raises:
-            What ``copy`` raised (:attr:`wrote` says whether output had begun); KeyboardInterrupt
-            and the BrokenPipeError (or other OSError) of a failed write to ``out``, after the
-            copy has stopped.
-        """
-        r, w = os.pipe()
-        if not os.path.exists(f"/dev/fd/{w}"):
-            os.close(r)
-            os.close(w)
-            return False
-        try:
-            import fcntl
-            fcntl.fcntl(w, getattr(fcntl, "F_SETPIPE_SZ", 1031), self.CHUNK)    # fewer, larger reads
-        except (ImportError, OSError):
-            pass
-        self.out.flush()
-        worker = threading.Thread(target=self._copy, args=(copy, w), name="tracedb-copy", daemon=True)
-        worker.start()
-        try:
-            while True:
-                data = os.read(r, self.CHUNK)
-                if not data:
-                    break
-                self._emit(data)
-        except BaseException:
-            try:
-                self.interrupt()
-            except Exception:        # noqa: BLE001 - the first error is the one to report
-                pass
-            raise
-        finally:
-            os.close(r)              # a copy still writing fails (EPIPE) rather than wait
-            worker.join()
-        if self.error is not None:
-            raise self.error
-        self._emit(b"")
-        if self.raw is None and hasattr(self.out, "buffer"):
-            self.out.buffer.flush()
-        return True
+    cells = csv_cells_sql(names, types)
+    if cells is None:
+        return None
+    return "concat(" + ", ".join(x for c in cells for x in (c, "','"))[:-len(", ','")] + ", chr(10))"
 
 
 def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table", *,

@@ -1,6 +1,6 @@
-"""``tracedb query … --format csv`` has DuckDB write the csv (COPY … TO a pipe, each cell made
-into its csv text in SQL): the bytes are those of the Python csv path (output.write_stream)
-for every type it takes, and every other type still goes through Python."""
+"""``tracedb query … --format csv`` has DuckDB make each row's csv line in SQL (Python only writes
+the lines): the bytes are those of the csv module's path (output.write_stream) for every type
+it takes, and every other type still goes through the csv module."""
 from __future__ import annotations
 
 import io
@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from conftest import FIXTURES, ROOT, corpus_path, ingest_paths
 from tracedb import api
 from tracedb.cli import app
-from tracedb.output import csv_cells_sql, render, write_stream
+from tracedb.output import csv_cells_sql, csv_line_sql, render, write_stream
 
 runner = CliRunner()
 
@@ -32,7 +32,7 @@ FLOATS = [0.1, -0.0, float("nan"), float("-inf"), 3.4028234663852886e38, 1e-45, 
 
 
 def _table(con):
-    """One column per type the copy takes, every nasty value, and NULL in every column."""
+    """One column per type DuckDB makes lines of, every nasty value, and NULL in every column."""
     n = max(len(STRINGS), len(DOUBLES))
     con.execute("""CREATE TABLE t (s VARCHAR, d DOUBLE, f FLOAT, b BOOLEAN, i8 TINYINT, i16 SMALLINT, i32 INTEGER,
                    i64 BIGINT, i128 HUGEINT, u8 UTINYINT, u16 USMALLINT, u32 UINTEGER, u64 UBIGINT, u128 UHUGEINT,
@@ -58,17 +58,12 @@ def _python_csv(con, sql: str) -> str:
     return out.getvalue()
 
 
-def _copy_csv(con, sql: str, tmp_path) -> str:
-    """The csv DuckDB writes, through a real file descriptor and through a str-only stream:
-    both must give the same text (and the copy must have been used)."""
-    path = tmp_path / "copy.csv"
+def _duckdb_csv(con, sql: str, tmp_path) -> str:
+    """The csv of DuckDB's lines, written to a real file (the path must have been taken)."""
+    path = tmp_path / "lines.csv"
     with open(path, "w", encoding="utf-8") as f:
-        assert api.Rows(con, sql, [], False).copy_csv(f), sql
-    text = path.read_bytes().decode("utf-8")
-    out = io.StringIO()
-    assert api.Rows(con, sql, [], False).copy_csv(out), sql
-    assert out.getvalue() == text
-    return text
+        assert api.Rows(con, sql, [], False).write_csv(f), sql
+    return path.read_bytes().decode("utf-8")
 
 
 @pytest.fixture
@@ -79,9 +74,9 @@ def con():
     c.close()
 
 
-def test_copy_bytes_equal_python_bytes_for_every_type(con, tmp_path):
+def test_duckdb_lines_equal_python_bytes_for_every_type(con, tmp_path):
     want = _python_csv(con, "SELECT * FROM t")
-    assert _copy_csv(con, "SELECT * FROM t", tmp_path) == want
+    assert _duckdb_csv(con, "SELECT * FROM t", tmp_path) == want
     lines = want.split("\n")
     # the values as Python writes them (so the comparison above is of the right text)
     assert lines[0] == "s,d,f,b,i8,i16,i32,i64,i128,u8,u16,u32,u64,u128,dec1,dec6,dec0,dec2"
@@ -99,15 +94,15 @@ def test_copy_bytes_equal_python_bytes_for_every_type(con, tmp_path):
 
 
 @pytest.mark.parametrize("column", ["s", "d", "f", "b", "i64", "u128", "dec6"])
-def test_copy_single_column(con, tmp_path, column):
+def test_duckdb_lines_single_column(con, tmp_path, column):
     """A row whose one field is empty (NULL or '') is written '""' by the csv module."""
     sql = f"SELECT {column} FROM t"
     want = _python_csv(con, sql)
-    assert _copy_csv(con, sql, tmp_path) == want
+    assert _duckdb_csv(con, sql, tmp_path) == want
     assert '\n""\n' in want
 
 
-def test_copy_floats_round_as_python(tmp_path):
+def test_duckdb_floats_round_as_python(tmp_path):
     """format(v, '.10g') for random bit patterns, values halfway at the 10th digit, and FLOAT
     (which Python sees widened to double)."""
     rnd = random.Random(7)
@@ -117,7 +112,7 @@ def test_copy_floats_round_as_python(tmp_path):
     c.execute("CREATE TABLE f (d DOUBLE, f FLOAT)")
     c.executemany("INSERT INTO f VALUES (?, ?)", [[v, v if abs(v) < 3e38 else None] for v in values])
     sql = "SELECT d, f FROM f"
-    assert _copy_csv(c, sql, tmp_path) == _python_csv(c, sql)
+    assert _duckdb_csv(c, sql, tmp_path) == _python_csv(c, sql)
 
 
 @pytest.mark.parametrize("sql", [
@@ -131,7 +126,7 @@ def test_copy_floats_round_as_python(tmp_path):
 ])
 def test_other_types_go_through_python(sql, tmp_path):
     c = duckdb.connect()
-    assert api.Rows(c, sql, [], False).copy_csv(io.StringIO()) is False
+    assert api.Rows(c, sql, [], False).write_csv(io.StringIO()) is False
     out = io.StringIO()
     rows = api.Rows(c, sql, [], False)
     write_stream(out, rows.columns, rows.batches(), "csv")
@@ -144,15 +139,16 @@ def test_cells_sql_refuses_unknown_types():
     assert csv_cells_sql(["a"], ["VARCHAR[]"]) is None
     assert csv_cells_sql(["a"], ["DECIMAL(18,7)"]) is None
     assert csv_cells_sql(["a"], ["DECIMAL(18,6)"]) is not None
+    assert csv_line_sql(["a", "b"], ["DATE", "BIGINT"]) is None
 
 
 def _python_path(monkeypatch):
-    monkeypatch.setattr(api.Rows, "copy_csv", lambda self, out: False)
+    monkeypatch.setattr(api.Rows, "write_csv", lambda self, out: False)
 
 
 @pytest.fixture(scope="module")
 def level1_db(tmp_path_factory):
-    db = tmp_path_factory.mktemp("copy") / "t.duckdb"
+    db = tmp_path_factory.mktemp("lines") / "t.duckdb"
     ingest_paths(db, FIXTURES / "ascend/level1")
     return str(db)
 
@@ -161,8 +157,8 @@ def test_cli_fallback_text_unchanged(level1_db, monkeypatch):
     """A timestamp column: the CLI writes the same text as the Python path (it is the Python path)."""
     sql = "SELECT rank, TIMESTAMP '2024-01-02 03:04:05' + INTERVAL (rank) SECOND AS t FROM rank ORDER BY rank"
     used = []
-    copy_csv = api.Rows.copy_csv
-    monkeypatch.setattr(api.Rows, "copy_csv", lambda self, out: used.append(copy_csv(self, out)) or used[-1])
+    write_csv = api.Rows.write_csv
+    monkeypatch.setattr(api.Rows, "write_csv", lambda self, out: used.append(write_csv(self, out)) or used[-1])
     res = runner.invoke(app, ["query", sql, "--db", level1_db, "--format", "csv"])
     assert res.exit_code == 0, res.output
     assert used == [False]
@@ -175,8 +171,8 @@ def _views(db):
 
 def _both_paths(db, view, monkeypatch):
     used = []
-    copy_csv = api.Rows.copy_csv
-    monkeypatch.setattr(api.Rows, "copy_csv", lambda self, out: used.append(copy_csv(self, out)) or used[-1])
+    write_csv = api.Rows.write_csv
+    monkeypatch.setattr(api.Rows, "write_csv", lambda self, out: used.append(write_csv(self, out)) or used[-1])
     new = runner.invoke(app, ["query", view, "--db", db, "--format", "csv"])
     _python_path(monkeypatch)
     old = runner.invoke(app, ["query", view, "--db", db, "--format", "csv"])
@@ -196,7 +192,7 @@ def _check_views(db, monkeypatch) -> int:
 
 def test_every_view_same_bytes_fixture(level1_db, monkeypatch):
     """Every public view of the level1 fixture (two Ascend ranks): the same bytes both ways, and
-    most of them went through the copy (their columns are BIGINT, INTEGER, DOUBLE, BOOLEAN,
+    most of them had DuckDB make the lines (their columns are BIGINT, INTEGER, DOUBLE, BOOLEAN,
     VARCHAR)."""
     assert _check_views(level1_db, monkeypatch) >= 20
 
@@ -214,7 +210,7 @@ def _cli(args, **kw):
 
 
 def test_append_keeps_earlier_content(level1_db, tmp_path, monkeypatch):
-    """``>> file``: what the file held stays, the csv follows it (DuckDB never opens the file)."""
+    """``>> file``: what the file held stays, the csv follows it."""
     path = tmp_path / "out.csv"
     path.write_text("earlier line\n")
     for _ in range(2):
@@ -227,7 +223,7 @@ def test_append_keeps_earlier_content(level1_db, tmp_path, monkeypatch):
 
 
 def test_closed_pipe_after_first_line(level1_db):
-    """``| head -1`` on the copy path: the header, then exit 141 and no message."""
+    """``| head -1`` on DuckDB's lines: the header, then exit 141 and no message."""
     proc = _cli(["query", "SELECT range AS a, range * 0.5 AS b FROM range(30000000)", "--format", "csv",
                  "--db", level1_db], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout.readline() == b"a,b\n"
@@ -236,8 +232,8 @@ def test_closed_pipe_after_first_line(level1_db):
     assert proc.stderr.read() == b""
 
 
-def test_sigterm_stops_the_copy(level1_db, tmp_path):
-    """SIGTERM (as Ctrl-C) while DuckDB writes: exit 130, 'tracedb: interrupted', at once."""
+def test_sigterm_stops_the_lines(level1_db, tmp_path):
+    """SIGTERM (as Ctrl-C) while the lines are written: exit 130, 'tracedb: interrupted', at once."""
     path = tmp_path / "big.csv"
     with open(path, "w") as f:
         proc = _cli(["query", "SELECT range AS a, 'x,y' AS s FROM range(2000000000)", "--format", "csv",
