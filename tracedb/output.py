@@ -424,7 +424,7 @@ def write_stream(out, columns: Sequence[str], batches: Iterable[Sequence[Sequenc
 # as format(v, ".10g") (DuckDB's format('{:.10g}') is the same printf-style %.10g; NaN has no
 # sign in Python), a bool as True/False, an int and a Decimal of scale ≤ 6 as str() (larger
 # scales come out as 1E-7 in Python), NULL as an empty field, a string quoted as the csv
-# module quotes it. Any other type returns None and the rows go through Python.
+# module quotes it. Any other type gives None and the rows go through the csv module.
 
 _CSV_INTEGERS = frozenset({"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
                             "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT"})
@@ -443,7 +443,7 @@ def csv_quoting() -> tuple[str, str] | None:
     r"""How this Python's csv module writes a string field, probed once: the characters that make
     it quote a field (a field with one is written in quotes, its quotes doubled; ``\r`` is one in
     some Python versions and not in others) and the text of a row whose only field is empty.
-    None when what it writes is not explained by that rule (then csv is not written by DuckDB).
+    None when what it writes is not explained by that rule (then DuckDB makes no csv lines).
 
     >>> special, lone = csv_quoting()
     >>> sorted(special) in (['\n', '"', ','], ['\n', '\r', '"', ','])
@@ -537,7 +537,7 @@ def csv_line_sql(names: Sequence[str], types: Sequence[str]) -> str | None:
     cells = csv_cells_sql(names, types)
     if cells is None:
         return None
-    return "concat(" + ", ".join(x for c in cells for x in (c, "','"))[:-len(", ','")] + ", chr(10))"
+    return "concat(" + ", ',', ".join(cells) + ", chr(10))"
 
 
 def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table", *,
