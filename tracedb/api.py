@@ -558,6 +558,48 @@ class Rows:
             total += len(self._fetch(self.BATCH))
         return self._head[:n], total
 
+    def write_csv(self, out) -> bool:
+        """Write the whole result to ``out`` as csv, the text :func:`tracedb.output.write_stream`
+        writes, with every line made by DuckDB (:func:`tracedb.output.csv_line_sql`): Python
+        fetches one string a row, not a value a cell for the csv module (3.5 M rows × 14 cells of
+        comm_op_check took 26.9 s that way at 128 ranks, bench/RESULTS.md).
+
+        Returns:
+            False, with nothing written, when the rows must go through the csv module instead: the
+            query is not one SELECT, runs with ``write`` or has started, or a column's type has
+            no exact SQL text (timestamps, lists, structs, …: see
+            :func:`tracedb.output.csv_cells_sql`); else True.
+        """
+        from . import output
+        if self._cur is not None or self._write:
+            return False
+        try:
+            statements = self._con.extract_statements(self._sql)
+            if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:
+                return False
+            described = self._con.execute(f"DESCRIBE {self._sql}", self._params).fetchall()
+        except (duckdb.Error, ValueError):      # the query's own error comes from the csv module's path
+            return False
+        columns = [r[0] for r in described]
+        aliases = [f"c{i}" for i in range(len(columns))]
+        line = output.csv_line_sql(aliases, [r[1] for r in described])
+        if line is None:
+            return False
+        try:
+            cur = self._con.execute(f"SELECT {line} FROM (\n{self._sql}\n) AS q({', '.join(aliases)})",
+                                    self._params)
+        except (duckdb.BinderException, duckdb.ParserException, duckdb.CatalogException):
+            return False        # the query does not bind in a subquery: the csv module's path says why, or runs
+        self._cur, self._columns = cur, columns
+        out.write(output.render(columns, [], "csv"))
+        while True:
+            batch = cur.fetchmany(self.BATCH)
+            if not batch:
+                break
+            out.write("".join([r[0] for r in batch]))
+        self._done = True
+        return True
+
     def result(self) -> Result:
         """Every row as a :class:`Result` (the table with --all, markdown)."""
         columns = self.columns

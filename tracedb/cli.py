@@ -215,6 +215,8 @@ def _print_rows(rows: "api.Rows", fmt: Format, *, units: Optional[Units] = None,
     """Print a query result without holding it in memory: csv / json / ndjson a batch of rows at
     a time, the table its first ``max_rows`` rows and the row count; markdown and the table of
     every row (--all, --limit) need all rows to size their columns."""
+    if fmt == Format.csv and rows.write_csv(sys.stdout):     # each line made by DuckDB (same text)
+        return
     if fmt.value in STREAMED:
         write_stream(sys.stdout, rows.columns, rows.batches(), fmt.value)
     elif fmt == Format.table and max_rows is not None:

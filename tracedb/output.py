@@ -416,6 +416,130 @@ def write_stream(out, columns: Sequence[str], batches: Iterable[Sequence[Sequenc
         raise ValueError(f"format {fmt!r} is not streamed; use one of {', '.join(STREAMED)}")
 
 
+# ---- csv lines made by DuckDB ---------------------------------------------------------------
+#
+# ``tracedb query … --format csv`` of a large result: DuckDB makes every row's csv line in SQL and
+# Python only writes the lines (one string a row, not one object a cell through the csv module).
+# Each SQL text is the one write_stream's csv gives for the value DuckDB hands Python: a float
+# as format(v, ".10g") (DuckDB's format('{:.10g}') is the same printf-style %.10g; NaN has no
+# sign in Python), a bool as True/False, an int and a Decimal of scale ≤ 6 as str() (larger
+# scales come out as 1E-7 in Python), NULL as an empty field, a string quoted as the csv
+# module quotes it. Any other type gives None and the rows go through the csv module.
+
+_CSV_INTEGERS = frozenset({"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
+                            "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT"})
+_CSV_DECIMAL = re.compile(r"^DECIMAL\((\d+),\s*(\d+)\)$")
+_CSV_DECIMAL_SCALE = 6           # str(Decimal) is positional notation up to 6 decimals
+_csv_quoting_cache: list = []
+
+
+def _csv_line(row: Sequence[Any]) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(row)
+    return buf.getvalue()
+
+
+def csv_quoting() -> tuple[str, str] | None:
+    r"""How this Python's csv module writes a string field, probed once: the characters that make
+    it quote a field (a field with one is written in quotes, its quotes doubled; ``\r`` is one in
+    some Python versions and not in others) and the text of a row whose only field is empty.
+    None when what it writes is not explained by that rule (then DuckDB makes no csv lines).
+
+    >>> special, lone = csv_quoting()
+    >>> sorted(special) in (['\n', '"', ','], ['\n', '\r', '"', ','])
+    True
+    >>> lone
+    '""'
+    """
+    if not _csv_quoting_cache:
+        special, ok = [], True
+        for c in list(map(chr, range(128))) + ["\x85", "\u2028", "\u2029", "\xa0", "\ufeff"]:
+            quoted = []
+            for field in ("a" + c + "b", c + "b", "b" + c, c):
+                line = _csv_line([field, "x"])
+                if line == field + ",x\n":
+                    quoted.append(False)
+                elif line == '"' + field.replace('"', '""') + '",x\n':
+                    quoted.append(True)
+                else:
+                    ok = False
+            if len(set(quoted)) > 1:
+                ok = False
+            elif quoted[0]:
+                special.append(c)
+        lone = _csv_line([""])[:-1]
+        ok = ok and _csv_line([None]) == lone + "\n" and _csv_line(["", ""]) == ",\n" and '"' in special
+        _csv_quoting_cache.append(("".join(special), lone) if ok else None)
+    return _csv_quoting_cache[0]
+
+
+def _sql_text(s: str) -> str:
+    """A SQL string literal of any text (each character that is not printable ASCII as chr(n))."""
+    parts, plain = [], ""
+    for c in s:
+        if " " <= c <= "~":
+            plain += c
+        else:
+            if plain:
+                parts.append("'" + plain.replace("'", "''") + "'")
+                plain = ""
+            parts.append(f"chr({ord(c)})")
+    if plain or not parts:
+        parts.append("'" + plain.replace("'", "''") + "'")
+    return " || ".join(parts)
+
+
+def csv_cells_sql(names: Sequence[str], types: Sequence[str]) -> list[str] | None:
+    """SQL that gives each column's csv cell as write_stream writes it (quoted when needed, NULL
+    as ''), one expression per column (``names``: SQL column references, ``types``: their DuckDB
+    types as DESCRIBE names them); None when a type has no such expression or the csv module
+    quotes in a way these expressions do not know.
+
+    >>> print(csv_cells_sql(["c0", "c1"], ["BOOLEAN", "BIGINT"])[0])
+    CASE WHEN c0 THEN 'True' WHEN NOT c0 THEN 'False' ELSE '' END
+    >>> csv_cells_sql(["c0", "c1"], ["TIMESTAMP", "BIGINT"]) is None
+    True
+    """
+    quoting = csv_quoting()
+    if quoting is None or not names or len(names) != len(types):
+        return None
+    special, lone = quoting
+    null = _sql_text(lone) if len(names) == 1 else "''"     # a row of one empty field is '""'
+    out = []
+    for c, t in zip(names, types):
+        t = t.upper()
+        dec = _CSV_DECIMAL.match(t)
+        if t in _CSV_INTEGERS or (dec and int(dec.group(2)) <= _CSV_DECIMAL_SCALE
+                                   and int(dec.group(2)) < int(dec.group(1))):
+            out.append(f"coalesce(CAST({c} AS VARCHAR), {null})")
+        elif t in ("DOUBLE", "FLOAT"):
+            out.append(f"CASE WHEN isnan({c}) THEN 'nan' ELSE coalesce(format('{{:.10g}}', CAST({c} AS DOUBLE)), "
+                       f"{null}) END")
+        elif t == "BOOLEAN":
+            out.append(f"CASE WHEN {c} THEN 'True' WHEN NOT {c} THEN 'False' ELSE {null} END")
+        elif t == "VARCHAR":
+            needs = " OR ".join(f"contains({c}, {_sql_text(ch)})" for ch in special)
+            empty = f"WHEN {c} = '' THEN {null} " if len(names) == 1 else ""
+            out.append(f"CASE WHEN {c} IS NULL THEN {null} {empty}WHEN {needs} "
+                       f"THEN '\"' || replace({c}, '\"', '\"\"') || '\"' ELSE {c} END")
+        else:
+            return None
+    return out
+
+
+def csv_line_sql(names: Sequence[str], types: Sequence[str]) -> str | None:
+    """SQL that gives each row's whole csv line, ``\\n`` included, as write_stream writes it
+    (the cells of :func:`csv_cells_sql` joined by commas); None when a type has no exact text.
+
+    >>> print(csv_line_sql(["c0", "c1"], ["BIGINT", "INTEGER"]))
+    concat(coalesce(CAST(c0 AS VARCHAR), ''), ',', coalesce(CAST(c1 AS VARCHAR), ''), chr(10))
+    """
+    cells = csv_cells_sql(names, types)
+    if cells is None:
+        return None
+    return "concat(" + ", ',', ".join(cells) + ", chr(10))"
+
+
 def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table", *,
            width: int | None = None, max_rows: int | None = None, units: str | None = None,
            vertical: bool = False, wide: bool = False, wrap_last: bool = False) -> str:
