@@ -368,6 +368,19 @@ COPIES_RANK0_VS_RANK1 = {
 COPIES_2024_VS_NEW = {path: (0.0, b) for path, (b, _c) in COPIES_RANK0_VS_RANK1.items()}
 
 
+def assert_module_times(path, copies, got_ns, want_us):
+    """A module's (base self, base total, comparison self, comparison total): tracedb's ns against
+    msprof-analyze's µs less the copies it counts in the module (self and total) and in the
+    modules below it (total): forward modules nest by path, backward ones are siblings in time."""
+    gbself, gbtotal, gcself, gctotal = got_ns
+    bself, btotal, cself, ctotal = want_us
+    bcopy, ccopy = copies.get(path, (0.0, 0.0))
+    below = [v for p, v in copies.items() if p.startswith(path + "/") and not path.startswith("[ BACKWARD ]")]
+    assert close(gbself, bself - bcopy) and close(gcself, cself - ccopy), path
+    assert close(gbtotal, btotal - bcopy - sum(b for b, _ in below)), path
+    assert close(gctotal, ctotal - ccopy - sum(c for _, c in below)), path
+
+
 @pytest.mark.parametrize("base, comp, want, copies", [
     ("r0", "r1", MODULES_RANK0_VS_RANK1, COPIES_RANK0_VS_RANK1),
     ("old", "r0", MODULES_2024_VS_NEW, COPIES_2024_VS_NEW)])
@@ -379,12 +392,7 @@ def test_module_diff_equals_msprof_module_compare_statistic(pairs_db, base, comp
     for path, bn, bself, btotal, cn, cself, ctotal in want:
         gbn, gbself, gbtotal, gcn, gcself, gctotal = got[path]
         assert (gbn, gcn) == (bn, cn), path
-        bcopy, ccopy = copies.get(path, (0.0, 0.0))
-        # forward modules nest by path; backward modules are siblings in time (no nesting here)
-        below = [v for p, v in copies.items() if p.startswith(path + "/") and not path.startswith("[ BACKWARD ]")]
-        assert close(gbself, bself - bcopy) and close(gcself, cself - ccopy), path
-        assert close(gbtotal, btotal - bcopy - sum(b for b, _ in below)), path
-        assert close(gctotal, ctotal - ccopy - sum(c for _, c in below)), path
+        assert_module_times(path, copies, (gbself, gbtotal, gcself, gctotal), (bself, btotal, cself, ctotal))
 
 
 def test_module_diff_level_and_class_as_msprof_writes_them(pairs_db):
@@ -565,11 +573,7 @@ def test_module_alignment_equals_msprof_module_compare(pairs_db):
     copies = COPIES_RANK0_VS_RANK1      # the copies msprof-analyze counts (see above), per module
     for (path, bself, btotal, cself, ctotal), (_, _, gbself, gbtotal, gcself, gctotal) in zip(
             MODULE_COMPARE_RANK0_VS_RANK1, got):
-        bcopy, ccopy = copies.get(path, (0.0, 0.0))
-        below = [v for p, v in copies.items() if p.startswith(path + "/") and not path.startswith("[ BACKWARD ]")]
-        assert close(gbself, bself - bcopy) and close(gcself, cself - ccopy), path
-        assert close(gbtotal, btotal - bcopy - sum(b for b, _ in below)), path
-        assert close(gctotal, ctotal - ccopy - sum(c for _, c in below)), path
+        assert_module_times(path, copies, (gbself, gbtotal, gcself, gctotal), (bself, btotal, cself, ctotal))
 
 
 def test_module_alignment_unmatched_modules_keep_their_place(pairs_db):
