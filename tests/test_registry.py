@@ -76,7 +76,7 @@ SUFFIX_TYPES = {"_ns": "BIGINT", "_bytes": "BIGINT", "_count": "BIGINT", "_ratio
 # Numeric columns that are not quantities: keys, ordinals, ranks.
 IDENTIFIERS = {"run_id", "rank", "step", "file_id", "kernel_id", "plane_id", "src_rank", "dst_rank",
                "seq", "island", "execution", "order_id", "op_id", "parent_op_id", "module_level", "rule_id", "baseline_rank",
-               "comparison_rank", "baseline_op_id", "comparison_op_id",
+               "comparison_rank", "baseline_op_id", "comparison_op_id", "baseline_module_id", "comparison_module_id",
                "sample", "device_queue_op_id", "empty_queue_op_id",   # data_pipeline_wait: queue sample, pipeline op ids
                "free_order",   # free_analysis: 1 = longest free interval of the rank (msprof top_num)
                "dp_index", "pp_index", "tp_index", "stage_index"}      # parallel_layout: positions (msprof-analyze "DP Index" ...)

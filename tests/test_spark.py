@@ -15,10 +15,12 @@ from __future__ import annotations
 import math
 import shutil
 
+import duckdb
 import pytest
 
 from conftest import CORPUS, FIXTURES, ingest_paths, rows
 from tracedb.cli import app
+from tracedb.compare import align_role_pair
 from tracedb.registry import load_library
 from tracedb.spark import transpile_library
 
@@ -74,6 +76,11 @@ def on_spark(tmp_path_factory):
     if corpus:
         ingest_paths(db, KINETO, run="resnet")
         ingest_paths(db, ASCEND, run="npu")
+    con = duckdb.connect(str(db))        # the alignments tracedb ingest --role writes (op_match, module_match)
+    try:
+        assert align_role_pair(con) is not None
+    finally:
+        con.close()
     out = tmp / "pq"
     res = CliRunner().invoke(app, ["export", "--parquet", str(out), "--db", str(db)])
     assert res.exit_code == 0, res.output
@@ -91,6 +98,14 @@ def test_step_breakdown_and_op_diff_on_spark_equal_duckdb(on_spark):
     for view in ("step_breakdown", "op_diff", "api_diff", "kernel_diff", "communication_diff", "free_time", "uncovered_communication", "slow_rank",
                  "comm_wait_cross_rank", "comm_op", "comm_matrix", "slow_link", "memory_peak"):
         _assert_equal(spark, db, view)
+
+
+def test_module_views_on_spark_equal_duckdb(on_spark):
+    # the comparison run (fixtures ascend/level1) has nn.Module events, the baseline (Kineto) none:
+    # comparison-only modules
+    spark, db, _ = on_spark
+    assert _assert_equal(spark, db, "module_diff") == 51           # 55 modules a rank, 51 paths
+    assert _assert_equal(spark, db, "module_alignment") == 2 * 55   # two ranks, all comparison-only
 
 
 def test_overall_comparison_on_spark_equals_duckdb(on_spark):
