@@ -413,7 +413,13 @@ def align(con: duckdb.DuckDBPyConnection, baseline_run_id: int, comparison_run_i
 
 def _store_module_match(con: duckdb.DuckDBPyConnection, baseline_run_id: int, comparison_run_id: int) -> int:
     """Align the two runs' module trees (:func:`align_modules`, ranks paired in rank order) and
-    replace their ``module_match`` rows. Returns the number of rows written."""
+    replace their ``module_match`` rows. Returns the number of rows written; 0 without writing in
+    a database an earlier tracedb wrote (no ``module`` / ``module_match`` table: ``tracedb compare``
+    of two run names does not change its schema, and its ranks have no modules until ingested
+    again)."""
+    if con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+                   "AND schema_name = 'main' AND table_name IN ('module', 'module_match')").fetchone()[0] < 2:
+        return 0
     base, comp = _load_modules(con, baseline_run_id), _load_modules(con, comparison_run_id)
     rows = []
     for b_rank, c_rank in zip_longest(sorted(base), sorted(comp)):

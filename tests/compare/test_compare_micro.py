@@ -289,6 +289,20 @@ def test_module_diff_applies_the_name_map_to_whole_paths(empty_db):
     assert con.execute(q).fetchall() == [("Optimizer.step#NpuFusedSGD.step", 700, 400)]
 
 
+def test_alignment_of_a_database_without_module_tables(two_runs):
+    # a file an earlier tracedb wrote has no module / module_match table; tracedb compare of two
+    # run names aligns the ops and leaves the schema alone
+    con = two_runs
+    con.execute("DROP VIEW IF EXISTS module_alignment")
+    con.execute("DROP MACRO TABLE IF EXISTS module_alignment_between")
+    con.execute("DROP VIEW IF EXISTS module_diff")
+    con.execute("DROP MACRO TABLE IF EXISTS module_diff_between")
+    con.execute("DROP TABLE module_match")
+    con.execute("DROP TABLE module")
+    assert align(con, 1, 2) == 9
+    assert con.execute("SELECT count(*) FROM op_match").fetchone() == (9,)
+
+
 def test_cli_compare_ingests_paths_in_one_process(tmp_path):
     import json
 
