@@ -89,20 +89,16 @@ class _Module:
 
 
 def _load_modules(con: duckdb.DuckDBPyConnection, run_id: int) -> dict[int, list[list[_Module]]]:
-    """Per rank, the top modules of its forward tree and of its backward tree (table module,
-    children attached, all in start order), keyed by module path after ``op_name_map``; only
-    the modules of the ``compare_step`` steps when the run has some (a module whose parent is
-    left out is a top module)."""
+    """Per rank, the top modules of its forward tree and of its backward tree
+    (``tracedb_internal.compare_module``: the module path after ``op_name_map``, the
+    ``compare_step`` steps only), children attached, all in start order; a module whose parent
+    is left out is a top module."""
     cols = con.execute("""
-        SELECT m.rank, m.module_id, coalesce(m.parent_module_id, -1) AS parent, (m.kind = 'backward')::INT AS bwd,
-               coalesce(nm.comparison_name, m.module_path) AS k, m.ts_ns
-        FROM module AS m
-        LEFT JOIN (SELECT baseline_name, min(comparison_name) AS comparison_name
-                   FROM op_name_map GROUP BY baseline_name) AS nm ON nm.baseline_name = m.module_path
-        WHERE m.run_id = ? AND m.module_path IS NOT NULL
-          AND (NOT EXISTS (SELECT 1 FROM compare_step AS s WHERE s.run_id = m.run_id)
-               OR m.step IN (SELECT s.step FROM compare_step AS s WHERE s.run_id = m.run_id))
-        ORDER BY m.rank, m.ts_ns, m.module_id
+        SELECT rank, module_id, coalesce(parent_module_id, -1) AS parent, (kind = 'backward')::INT AS bwd,
+               module_key AS k, ts_ns
+        FROM tracedb_internal.compare_module
+        WHERE run_id = ?
+        ORDER BY rank, ts_ns, module_id
     """, [run_id]).fetchnumpy()
     trees: dict[int, list[list[_Module]]] = {}
     seen: dict[tuple[int, int], _Module] = {}

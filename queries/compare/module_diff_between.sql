@@ -2,7 +2,8 @@
 -- Grain:     one row per module path present in either run (table module: nn.Module calls of
 --            with_stack traces, optimizer ops, "[ BACKWARD ]/…" backward modules); modules in
 --            the steps compare_step keeps; ordered by diff_total_ns descending, then path.
--- Source:    module (derive/125): module_path, device_self_ns, device_total_ns, op_count.
+-- Source:    tracedb_internal.compare_module (table module, derive/125; op_name_map, compare_step):
+--            module_key, device_self_ns, device_total_ns, op_count.
 --            A path called several times (the same module path in several steps, a module's
 --            several backward ops) sums its calls.
 --            op_name_map renames a whole path (an optimizer module: Optimizer.step#SGD.step =
@@ -18,16 +19,10 @@
 CREATE OR REPLACE MACRO module_diff_between(baseline_run, comparison_run) AS TABLE
 WITH sided AS (
     SELECT CASE WHEN r.run_name = baseline_run THEN 'b' ELSE 'c' END AS side, m.rank,
-           coalesce(nm.comparison_name, m.module_path) AS module_path,
-           m.op_count, m.device_self_ns, m.device_total_ns
-    FROM module AS m
+           m.module_key AS module_path, m.op_count, m.device_self_ns, m.device_total_ns
+    FROM tracedb_internal.compare_module AS m
     JOIN run AS r ON r.run_id = m.run_id
-    LEFT JOIN (SELECT baseline_name, min(comparison_name) AS comparison_name
-               FROM op_name_map GROUP BY baseline_name) AS nm ON nm.baseline_name = m.module_path
-    LEFT JOIN (SELECT DISTINCT run_id FROM compare_step) AS rs ON rs.run_id = m.run_id
-    LEFT JOIN (SELECT DISTINCT run_id, step FROM compare_step) AS cs ON cs.run_id = m.run_id AND cs.step = m.step
-    WHERE r.run_name IN (baseline_run, comparison_run) AND m.module_path IS NOT NULL
-      AND (rs.run_id IS NULL OR cs.step IS NOT NULL)
+    WHERE r.run_name IN (baseline_run, comparison_run)
 ),
 ranks AS (
     SELECT count(DISTINCT CASE WHEN side = 'b' THEN rank END) AS b_n,
