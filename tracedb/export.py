@@ -21,7 +21,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import duckdb
+from .db import duckdb   # the engine module, see tracedb.db
 
 from .errors import TracedbError
 from .registry import CREATE_INTERNAL_SCHEMA, comment_statements, load_library, quote

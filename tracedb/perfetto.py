@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import duckdb
+from .db import duckdb   # the engine module, see tracedb.db
 
 from .errors import InputError
 

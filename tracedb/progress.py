@@ -9,7 +9,7 @@ import threading
 from contextlib import contextmanager
 from typing import Callable
 
-import duckdb
+from .db import duckdb   # the engine module, see tracedb.db
 
 Bar = Callable[[str, float | None], None]   # (label, percent or None when finished)
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .db import insert_rows
 from .schema import sql_dir
 
 if TYPE_CHECKING:
@@ -344,9 +345,8 @@ def install(con: duckdb.DuckDBPyConnection, objects: list[SqlObject] | None = No
     con.execute(";\n".join(o["sql"] for o in plan))
     con.execute(";\n".join(s for o in plan for s in o["comments"]))
     con.execute("DELETE FROM tracedb_object")
-    con.executemany("INSERT INTO tracedb_object VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [[o["name"], o["kind"], o["schema"], o["topic"], o["grain"], o["header"], o["parameters"],
-                      f"queries/{o['topic']}/{o['file']}"] for o in plan])
+    insert_rows(con, "tracedb_object", [[o["name"], o["kind"], o["schema"], o["topic"], o["grain"], o["header"],
+                                         o["parameters"], f"queries/{o['topic']}/{o['file']}"] for o in plan])
     return plan
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-import duckdb
+from .db import duckdb   # the engine module, see tracedb.db
 
 from .summary import Finding, _has_view, _quote, summarize
 

@@ -28,7 +28,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import duckdb
+from .db import duckdb   # the engine module, see tracedb.db
 
 from .errors import InputError
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import duckdb
+from .db import duckdb   # the engine module, see tracedb.db
 
 from .output import _fixed
 

@@ -14,10 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-import duckdb
-
 from .. import registry
-from ..db import transaction
+from ..db import duckdb, transaction   # duckdb: the engine module, see tracedb.db
 from ..errors import InputError, TracedbError, out_of_memory
 from ..progress import Bar
 from ..schema import apply_schema

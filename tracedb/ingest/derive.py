@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import duckdb
+from ..db import duckdb   # the engine module, see tracedb.db
 
 from ..schema import sql_dir
 

@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+from ..db import insert_rows
 from ..errors import InputError
 from .sources.errors import printable
 
@@ -108,6 +109,5 @@ def write_kineto_devices(con, file_id: int, run_id: int, rank: int, meta: dict) 
     """Insert the ``device`` rows of one Kineto trace (its own file's rows); returns how many."""
     rows = kineto_devices(meta)
     if rows:
-        con.executemany("INSERT INTO device VALUES (?, ?, ?, ?, ?, ?, ?, 'kineto_device_properties')",
-                        [[run_id, rank, file_id, *r] for r in rows])
+        insert_rows(con, "device", [[run_id, rank, file_id, *r, "kineto_device_properties"] for r in rows])
     return len(rows)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-import duckdb
+from ..db import duckdb   # the engine module, see tracedb.db
 
 from .detect import RankInput
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import duckdb
+from ...db import duckdb   # the engine module, see tracedb.db
 
 from ...errors import InputError
 from ..fieldmaps.ascend_db import (ANALYSIS_DB, ANALYSIS_DB_MARKERS, API_TYPE_OP, API_TYPE_TRACE, PROFILER_DB,

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
+from ...db import duckdb, insert_rows   # duckdb: the engine module, see tracedb.db
 
 from ...timeconv import json_us_to_ns
 from ..sources.csvsource import ns_in_range
@@ -125,9 +125,9 @@ def _names_tables(con: duckdb.DuckDBPyConnection, meta: list[dict]) -> None:
         elif e.get("name") == "thread_name":
             threads.setdefault((_text(e.get("pid")), _text(e.get("tid"))), name)
     if procs:
-        con.executemany(f"INSERT INTO {NAMES_P} VALUES (?, ?)", [[k, v] for k, v in procs.items()])
+        insert_rows(con, NAMES_P, [[k, v] for k, v in procs.items()])
     if threads:
-        con.executemany(f"INSERT INTO {NAMES_T} VALUES (?, ?, ?)", [[k[0], k[1], v] for k, v in threads.items()])
+        insert_rows(con, NAMES_T, [[k[0], k[1], v] for k, v in threads.items()])
 
 
 def _insert_sql(base_ns: int) -> str:

@@ -13,7 +13,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-import duckdb
+from ...db import duckdb, insert_rows   # duckdb: the engine module, see tracedb.db
 
 from ...errors import InputError
 from ..fieldmaps.communication import (BANDWIDTH_FIELDS as BW, BANDWIDTH_INFO, KINDS as _KINDS, LINK_KEY,
@@ -168,10 +168,8 @@ def read(con: duckdb.DuckDBPyConnection, f) -> int:
             bws.append([run_id, rank, file_id, step, kind, key, name, group, total, transport,
                         *[_value(v, fld, path, bp) for c, fld in BW.items() if c != "packet_count"],
                         packets])
-    if ops:
-        con.executemany(f"INSERT INTO profiler_comm_op VALUES ({', '.join(['?'] * 17)})", ops)
-    if bws:
-        con.executemany(f"INSERT INTO profiler_comm_bandwidth VALUES ({', '.join(['?'] * 15)})", bws)
+    insert_rows(con, "profiler_comm_op", ops)
+    insert_rows(con, "profiler_comm_bandwidth", bws)
     return len(ops)
 
 
@@ -197,6 +195,5 @@ def read_matrix(con: duckdb.DuckDBPyConnection, f) -> int:
             out.append([run_id, rank, file_id, step, kind, key, name, group, link_key,
                         _rank(m.group(1), path, lp), _rank(m.group(2), path, lp),
                         *[_value(v, fld, path, lp) for fld in MX.values()]])
-    if out:
-        con.executemany(f"INSERT INTO profiler_comm_matrix VALUES ({', '.join(['?'] * 16)})", out)
+    insert_rows(con, "profiler_comm_matrix", out)
     return len(out)

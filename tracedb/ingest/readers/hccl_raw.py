@@ -5,7 +5,7 @@ positions come from :mod:`tracedb.ingest.fieldmaps.hccl_raw`.
 """
 from __future__ import annotations
 
-import duckdb
+from ...db import duckdb   # the engine module, see tracedb.db
 
 from ..fieldmaps import missing
 from ..fieldmaps.hccl_raw import FIELDS, LINK_SIZE_KB, LINK_TIME_MS, OP_LINKS, OP_STEP, SIZE_KB_BYTES

@@ -6,7 +6,7 @@ step whose window holds the op when the rank has that file.
 from __future__ import annotations
 
 
-import duckdb
+from ...db import duckdb   # the engine module, see tracedb.db
 
 from ...errors import InputError
 from ...timeconv import json_us_to_ns

@@ -10,7 +10,7 @@ whatever order the files come in: the rows are written once, as kernel rows.
 """
 from __future__ import annotations
 
-import duckdb
+from ...db import duckdb   # the engine module, see tracedb.db
 
 from ...errors import InputError
 from ...timeconv import clean_text, int_text, us_text_to_ns

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-import duckdb
+from ...db import duckdb   # the engine module, see tracedb.db
 
 from ...errors import InputError
 from ...progress import watch

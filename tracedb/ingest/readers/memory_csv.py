@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import duckdb
+from ...db import duckdb   # the engine module, see tracedb.db
 
 from ...errors import InputError
 from ...timeconv import clean_text, us_text_to_ns

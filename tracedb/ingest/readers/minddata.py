@@ -13,7 +13,7 @@ data_pipeline_wait`` reads the table.
 """
 from __future__ import annotations
 
-import duckdb
+from ...db import duckdb   # the engine module, see tracedb.db
 
 from ...errors import InputError
 from ..fieldmaps import minddata as fm

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-import duckdb
+from ...db import duckdb, insert_rows   # duckdb: the engine module, see tracedb.db
 
 from ...errors import InputError
 from ..fieldmaps import mindspore_timeline as fm
@@ -43,5 +43,5 @@ def read_point_info(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
         fp, bp = p[fm.FP_START.find(p)], p[fm.BP_END.find(p)]
         out.append([f.run_id, f.rank, f.file_id, i, None if fp is None else str(fp), None if bp is None else str(bp)])
     if out:
-        con.executemany("INSERT INTO step_point VALUES (?, ?, ?, ?, ?, ?)", out)
+        insert_rows(con, "step_point", out)
     return len(out)

@@ -3,7 +3,7 @@
 read in one piece."""
 from __future__ import annotations
 
-import duckdb
+from ...db import duckdb   # the engine module, see tracedb.db
 
 from ..sources.file import SourceFile
 from . import trace_view

@@ -29,7 +29,7 @@ import re
 from contextlib import contextmanager
 from pathlib import Path
 
-import duckdb
+from ...db import duckdb, insert_rows   # duckdb: the engine module, see tracedb.db
 
 from ...errors import InputError
 from ..fieldmaps import Field
@@ -154,7 +154,7 @@ def step_pattern(pattern: str | None) -> tuple[str, bool]:
     """
     pattern = pattern or fm.DEFAULT_STEP_PATTERN
     try:
-        duckdb.sql("SELECT regexp_matches('', ?)", params=[pattern]).fetchall()
+        duckdb.connect().execute("SELECT regexp_matches('', ?)", [pattern]).fetchall()
     except duckdb.Error as e:
         raise InputError(f"--step-range-pattern {pattern!r} is not a valid regular expression: "
                          f"{str(e).splitlines()[0]}") from e
@@ -237,7 +237,7 @@ def _insert_kernels(con, f: SourceFile, epoch0: int, kinds: dict[int, str], act,
     step ranges (already in ``event``)."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREFIX}kinds (id BIGINT, copy_kind VARCHAR)")
     if kinds:
-        con.executemany(f"INSERT INTO {_PREFIX}kinds VALUES (?, ?)", [[k, v] for k, v in kinds.items()])
+        insert_rows(con, f"{_PREFIX}kinds", [[k, v] for k, v in kinds.items()])
     act_view, rt_view = f"{_PREFIX}act", f"{_PREFIX}rt"
     con.register(act_view, act)
     if rt is not None:

@@ -2,7 +2,7 @@
 versions: :mod:`tracedb.ingest.metadata`); recorded as a source file with no rows of its own."""
 from __future__ import annotations
 
-import duckdb
+from ...db import duckdb   # the engine module, see tracedb.db
 
 from ..sources.file import SourceFile
 

@@ -9,7 +9,7 @@ communication.json names the same group by a hash of the group id, which is comp
 """
 from __future__ import annotations
 
-import duckdb
+from ...db import duckdb, insert_rows   # duckdb: the engine module, see tracedb.db
 
 from ...errors import InputError
 from ..metadata import _load, small_int
@@ -59,7 +59,7 @@ def read(con: duckdb.DuckDBPyConnection, f) -> int:
                     None if pg is None or isinstance(pg, (dict, list)) else str(pg), small_int(info.get("group_rank")))
             rows.extend(base + (small_int(m),) for m in (members or [None]))
     if rows:
-        con.executemany("INSERT INTO profiler_parallel_group VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        insert_rows(con, "profiler_parallel_group", rows)
     if args is not None:
         if not isinstance(args, dict):
             raise InputError("distributed_args is not a JSON object.", file=str(f.path), place="distributed_args")

@@ -6,7 +6,7 @@ Column names come from :mod:`tracedb.ingest.fieldmaps.step_trace_raw`.
 """
 from __future__ import annotations
 
-import duckdb
+from ...db import duckdb   # the engine module, see tracedb.db
 
 from ...errors import InputError
 from ...timeconv import clean_text

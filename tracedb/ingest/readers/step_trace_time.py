@@ -7,7 +7,7 @@ refused with its line.
 """
 from __future__ import annotations
 
-import duckdb
+from ...db import duckdb   # the engine module, see tracedb.db
 
 from ...timeconv import clean_text, int_text, us_text_to_ns
 from ..fieldmaps import missing

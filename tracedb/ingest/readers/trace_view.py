@@ -5,7 +5,7 @@ tasks and the device id are derived from them by the derive step.
 """
 from __future__ import annotations
 
-import duckdb
+from ...db import duckdb   # the engine module, see tracedb.db
 
 from ...progress import watch
 from ..sources.file import SourceFile

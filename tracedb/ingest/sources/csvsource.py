@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import duckdb
+from ...db import duckdb   # the engine module, see tracedb.db
 
 from ...errors import InputError
 from .errors import printable, translate_read_error
