@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-import duckdb
+from ..db import duckdb   # the engine module, see tracedb.db
 
 from ..errors import InputError
 from .detect import TEXT_FORMS, RankInput
@@ -27,6 +27,17 @@ from .readers import MULTI_FILE_FORMATS
 # the DB and the text form of an Ascend capture are two forms of one capture: a rank holds one
 DB_FORMS = ("ascend_db", "analysis_db")
 ROLES = ("baseline", "comparison")
+
+
+def _same_capture_slot(fmt: str, path: str, old_fmt: str, old_path: str) -> bool:
+    """Whether a recorded file (``old_fmt`` at ``old_path``) of a rank holds the place a new file
+    (``fmt`` at ``path``) would take: the same path of a multi-file format; else the same
+    format, the other platform (Kineto against Ascend files) or the other form of an Ascend
+    capture (DB export against text files)."""
+    if fmt in MULTI_FILE_FORMATS:
+        return old_fmt == fmt and old_path == path
+    return (old_fmt == fmt or (old_fmt == "kineto") != (fmt == "kineto")
+            or (old_fmt in DB_FORMS and fmt in TEXT_FORMS) or (old_fmt in TEXT_FORMS and fmt in DB_FORMS))
 
 
 def now() -> str:
@@ -163,8 +174,10 @@ class Catalog:
         """
         if not os.access(path, os.R_OK):
             raise InputError("cannot read file (permission denied).", file=str(path))
-        same_size = self.con.execute("SELECT count(*) FROM source_file WHERE run_id = ? AND format = ? "
-                                     "AND size_bytes = ?", [run_id, fmt, path.stat().st_size]).fetchone()[0]
+        same_size, top = self.con.execute(
+            "SELECT count(*) FILTER (WHERE run_id = ? AND format = ? AND size_bytes = ?), "
+            "greatest(coalesce(max(file_id), 0), ?) FROM source_file",
+            [run_id, fmt, path.stat().st_size, self.file_id_floor]).fetchone()
         if same_size:
             sha = sha256_of(path)
             dup = self.con.execute("SELECT path FROM source_file WHERE run_id = ? AND format = ? AND sha256 = ? "
@@ -175,7 +188,7 @@ class Catalog:
                 return None
         else:
             sha = self.hasher.submit(sha256_of, path)
-        file_id = self.top_file_id() + 1
+        file_id = top + 1
         if rank is not None:
             self.settle(run_id, rank, fmt, path)
         return Claim(file_id, sha)
@@ -190,21 +203,17 @@ class Catalog:
         content at the same path of a multi-file format); with ``replace``, drop it instead."""
         # a file of the same one-per-rank format, the same path of a multi-file format, or a
         # file of the other platform (a Kineto trace on a rank with Ascend files, or the reverse)
-        old = self.con.execute("""
-            SELECT file_id, path FROM source_file
-            WHERE run_id = $run_id AND rank = $rank
-              AND CASE WHEN list_contains($multi, $fmt) THEN format = $fmt AND path = $path
-                       ELSE format = $fmt OR ((format = 'kineto') <> ($fmt = 'kineto'))
-                            OR (list_contains($db, format) AND list_contains($text, $fmt))
-                            OR (list_contains($text, format) AND list_contains($db, $fmt)) END
-            ORDER BY file_id
-        """, {"run_id": run_id, "rank": rank, "fmt": fmt, "path": str(path.resolve()),
-              "multi": list(MULTI_FILE_FORMATS), "db": list(DB_FORMS), "text": list(TEXT_FORMS)}).fetchall()
+        # or the other form of an Ascend capture (DB export / text files)
+        resolved = str(path.resolve())
+        old = [(file_id, old_path) for file_id, old_path, old_fmt in self.con.execute(
+                   "SELECT file_id, path, format FROM source_file WHERE run_id = ? AND rank = ? ORDER BY file_id",
+                   [run_id, rank]).fetchall()
+               if _same_capture_slot(fmt, resolved, old_fmt, old_path)]
         if not old:
             return
         if not self.replace:
             name = self.con.execute("SELECT run_name FROM run WHERE run_id = ?", [run_id]).fetchone()[0]
-            what = "changed since it was ingested" if old[0][1] == str(path.resolve()) else \
+            what = "changed since it was ingested" if old[0][1] == resolved else \
                 f"another capture: rank {rank} of run {name!r} already has {old[0][1]}"
             raise InputError(f"{what}.", file=str(path),
                              hint="ingest it as a new run (--run NAME), or pass --replace to replace the "
