@@ -33,10 +33,10 @@ from itertools import zip_longest
 from pathlib import Path
 from typing import Callable, Sequence
 
-import duckdb
-
-from .db import transaction
+from .db import duckdb, transaction   # duckdb: the engine module, see tracedb.db
 from .errors import QueryError, TracedbError, out_of_memory
+
+NUMPY_ROWS = 10_000      # alignment rows from which _insert_match loads NumPy
 
 
 @dataclass
@@ -51,27 +51,24 @@ class _Op:
 
 def _load(con: duckdb.DuckDBPyConnection, run_id: int, use_input_shape: bool,
           all_levels: bool) -> dict[int, list[_Op]]:
-    """Top-level ops per rank, sorted by start (children attached when ``all_levels``).
-
-    Fetched as columns (``fetchnumpy``: no per-row tuples, and no pandas import as an Arrow
-    scan or ``fetchdf`` would cost); with ``all_levels`` only the ops under a top-level op."""
+    """Top-level ops per rank, sorted by start (children attached when ``all_levels``); with
+    ``all_levels`` only the ops under a top-level op."""
     key = "concat(op_key, input_dims)" if use_input_shape else "op_key"
-    cols = con.execute(f"""
+    rows = con.execute(f"""
         SELECT rank, op_id, coalesce(parent_op_id, -1) AS parent, {key} AS k,
                CASE WHEN is_backward IS NULL THEN -1 ELSE is_backward::INT END AS bwd,
                kernel_total_count AS kernels, is_top
         FROM tracedb_internal.compare_op
         WHERE run_id = ? {'' if all_levels else 'AND is_top'}
         ORDER BY rank, ts_ns, op_id
-    """, [run_id]).fetchnumpy()
-    ranks, op_ids, parents, keys = (cols[c].tolist() for c in ("rank", "op_id", "parent", "k"))
-    bwds, kernels, tops = (cols[c].tolist() for c in ("bwd", "kernels", "is_top"))
-    top: dict[int, list[_Op]] = {r: [] for r in dict.fromkeys(ranks)}
+    """, [run_id]).fetchall()
+    top: dict[int, list[_Op]] = {}
     ops: dict[tuple[int, int], _Op] = {}
-    for rank, op_id, parent, k, bwd, n, is_top in zip(ranks, op_ids, parents, keys, bwds, kernels, tops):
+    for rank, op_id, parent, k, bwd, n, is_top in rows:
         op = _Op(op_id, rank, k, None if bwd < 0 else bool(bwd), n)
+        ranked = top.setdefault(rank, [])       # every rank with ops has its list
         if is_top:
-            top[rank].append(op)
+            ranked.append(op)
         elif parent >= 0 and (p := ops.get((rank, parent))) is not None:
             p.children.append(op)          # rows are in start order, so a parent comes first
         if all_levels:
@@ -93,17 +90,16 @@ def _load_modules(con: duckdb.DuckDBPyConnection, run_id: int) -> dict[int, list
     (``tracedb_internal.compare_module``: the module path after ``op_name_map``, the
     ``compare_step`` steps only), children attached, all in start order; a module whose parent
     is left out is a top module."""
-    cols = con.execute("""
+    rows = con.execute("""
         SELECT rank, module_id, coalesce(parent_module_id, -1) AS parent, (kind = 'backward')::INT AS bwd,
                module_key AS k, ts_ns
         FROM tracedb_internal.compare_module
         WHERE run_id = ?
         ORDER BY rank, ts_ns, module_id
-    """, [run_id]).fetchnumpy()
+    """, [run_id]).fetchall()
     trees: dict[int, list[list[_Module]]] = {}
     seen: dict[tuple[int, int], _Module] = {}
-    for rank, module_id, parent, bwd, k, ts in zip(*(cols[c].tolist() for c in
-                                                    ("rank", "module_id", "parent", "bwd", "k", "ts_ns"))):
+    for rank, module_id, parent, bwd, k, ts in rows:
         m = _Module(module_id, rank, k, ts)
         seen[(rank, module_id)] = m
         if (p := seen.get((rank, parent))) is not None:
@@ -360,20 +356,29 @@ def align_ops(base: list[_Op], comp: list[_Op], max_kernel_num: int | None = Non
 
 def _insert_match(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> None:
     """Append alignment rows (baseline_run_id, comparison_run_id, order_id, baseline_rank,
-    baseline id, comparison_rank, comparison id[, match_key]) to op_match / module_match as
-    NumPy columns (one scan; no per-row statements)."""
-    import numpy as np
+    baseline id, comparison_rank, comparison id[, match_key]) to op_match / module_match in one
+    statement: as list parameters when they are few, as NumPy columns (one scan) when many. List
+    parameters cost ~4 µs a row to convert, the NumPy import ~0.05 s: below :data:`NUMPY_ROWS`
+    rows the lists are faster."""
     cols = list(zip(*rows))
+    key, key_col = ("", "") if len(cols) < 8 else (", match_key", ", unnest($k::VARCHAR[])")
+    if len(rows) < NUMPY_ROWS:
+        con.execute(f"""INSERT INTO {table}
+                        SELECT $b, $c, unnest($o::BIGINT[]), unnest($br::INTEGER[]), unnest($bi::BIGINT[]),
+                               unnest($cr::INTEGER[]), unnest($ci::BIGINT[]){key_col}""",
+                    {"b": rows[0][0], "c": rows[0][1], "o": list(cols[2]), "br": list(cols[3]),
+                     "bi": list(cols[4]), "cr": list(cols[5]), "ci": list(cols[6]),
+                     **({"k": list(cols[7])} if key else {})})
+        return
+    import numpy as np
 
     def ints(values):
         return np.array([-1 if v is None else v for v in values], np.int64)
 
     _match_rows = {"order_id": np.array(cols[2], np.int64), "b_rank": ints(cols[3]),  # noqa: F841 — read by name
                    "b_id": ints(cols[4]), "c_rank": ints(cols[5]), "c_id": ints(cols[6])}
-    key = ""
-    if len(cols) > 7:
+    if key:
         _match_rows["match_key"] = np.array(cols[7], dtype=object)
-        key = ", match_key"
     con.execute(f"""INSERT INTO {table}
                     SELECT ?, ?, order_id, nullif(b_rank, -1), nullif(b_id, -1), nullif(c_rank, -1),
                            nullif(c_id, -1){key}

@@ -77,3 +77,24 @@ def test_align_modules_order_is_msprof_module_comparator():
     comp = [[mod("A", 12, mod("A/a1", 13), mod("A/a2", 14)), mod("C", 25), mod("D", 41)], []]
     got = [(b.key if b else None, c.key if c else None) for b, c in align_modules(base, comp)]
     assert got == [("A", "A"), ("A/a1", "A/a1"), ("B", None), (None, "A/a2"), (None, "C"), ("D", "D")]
+
+
+@pytest.mark.parametrize("numpy_rows", [0, 10_000])
+def test_insert_match_paths_write_the_same_rows(numpy_rows, monkeypatch):
+    """_insert_match writes few rows as list parameters and many as NumPy columns: both give
+    the rows as given, NULLs (a gap's missing side) and the match key included."""
+    import duckdb
+
+    from tracedb import compare
+    monkeypatch.setattr(compare, "NUMPY_ROWS", numpy_rows)
+    con = duckdb.connect()
+    con.execute("CREATE TABLE op_match (baseline_run_id INTEGER, comparison_run_id INTEGER, order_id BIGINT, "
+                "baseline_rank INTEGER, baseline_op_id BIGINT, comparison_rank INTEGER, comparison_op_id BIGINT, "
+                "match_key VARCHAR)")
+    con.execute("CREATE TABLE module_match AS SELECT * EXCLUDE (match_key) FROM op_match")
+    rows = [(3, 4, 1, 0, 2**40 + 1, 1, 7, "aten::mm"), (3, 4, 2, None, None, 1, 9, None),
+            (3, 4, 3, 2, 11, None, None, None), (3, 4, 4, 0, 12, 1, 13, "it's \"quoted\"")]
+    compare._insert_match(con, "op_match", rows)
+    compare._insert_match(con, "module_match", [r[:7] for r in rows])
+    assert con.execute("SELECT * FROM op_match ORDER BY order_id").fetchall() == rows
+    assert con.execute("SELECT * FROM module_match ORDER BY order_id").fetchall() == [r[:7] for r in rows]
