@@ -21,12 +21,10 @@ worker or in the publish rolls everything back, as in a sequential ingest.
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
 import re
 import shutil
 import tempfile
-from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -152,6 +150,10 @@ def run_workers(jobs: list[StagingJob], workers: int,
     """Run ``stage_rank`` for every job in at most ``workers`` processes (spawned: DuckDB's
     threads do not survive a fork), largest rank first. The first failure stops the rest (jobs
     not started are cancelled) and is raised; results come back in job order."""
+    # imported here: an ingest of one rank at a time (every tracedb compare) does not pay for them
+    import multiprocessing
+    from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+
     order = sorted(range(len(jobs)), key=lambda i: -sum(
         p.stat().st_size for p in _paths(jobs[i].unit) if p.exists()))
     ctx = multiprocessing.get_context("spawn")
