@@ -49,9 +49,10 @@ def _is_new(con: duckdb.DuckDBPyConnection) -> bool:
     if con.execute("SELECT total_blocks = 0 AND wal_size = '0 bytes' FROM pragma_database_size() "
                    "WHERE database_name = current_database()").fetchone()[0]:
         return True
+    if con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()").fetchone()[0]:
+        return False        # a database in use (every later ingest): its tables answer at once
     return not con.execute(
-        "SELECT (SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()) "
-        "+ (SELECT count(*) FROM duckdb_views() WHERE database_name = current_database() AND NOT internal) "
+        "SELECT (SELECT count(*) FROM duckdb_views() WHERE database_name = current_database() AND NOT internal) "
         "+ (SELECT count(*) FROM duckdb_functions() WHERE database_name = current_database() AND NOT internal) "
         "+ (SELECT count(*) FROM duckdb_sequences() WHERE database_name = current_database())").fetchone()[0]
 
@@ -119,8 +120,10 @@ def seed(con: duckdb.DuckDBPyConnection) -> bool:
 
     try:
         version = (_storage_version(con) or "").rstrip("+")
-        path = template_path(version) if version else None
-        if path is None or not _is_new(con):
+        if not version or not _is_new(con):
+            return False
+        path = template_path(version)
+        if path is None:
             return False
         if not path.exists():
             _build(path, version)
