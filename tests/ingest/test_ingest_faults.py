@@ -58,7 +58,7 @@ class _CheckpointFails:
         self._con = con
 
     def execute(self, sql, *args, **kw):
-        if sql.strip().upper() == "CHECKPOINT":
+        if isinstance(sql, str) and sql.strip().upper() == "CHECKPOINT":     # not a parsed Statement
             raise duckdb.IOException("IO Error: Could not write file: No space left on device")
         return self._con.execute(sql, *args, **kw)
 

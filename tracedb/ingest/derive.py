@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..db import duckdb   # the engine module, see tracedb.db
+from ..db import duckdb, execute   # duckdb: the engine module, see tracedb.db
 
 from ..schema import sql_dir
 
@@ -32,9 +32,14 @@ def _steps() -> tuple[tuple[str, str | None, str], ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1)
+def _session_sql() -> str:
+    return (sql_dir("derive") / "_session.sql").read_text()
+
+
 def install_session(con: duckdb.DuckDBPyConnection) -> None:
     """Create the temporary macros and staging table of ``derive/_session.sql`` on this connection."""
-    con.execute((sql_dir("derive") / "_session.sql").read_text())
+    execute(con, _session_sql())
 
 
 def run(con: duckdb.DuckDBPyConnection, run_id: int, rank: int) -> None:
@@ -43,8 +48,8 @@ def run(con: duckdb.DuckDBPyConnection, run_id: int, rank: int) -> None:
     con.execute(f"SET VARIABLE run_id = {int(run_id)}")
     con.execute(f"SET VARIABLE rank = {int(rank)}")
     for _name, guard, sql in _steps():
-        if guard is None or con.execute(guard).fetchone()[0]:
-            con.execute(sql)
+        if guard is None or execute(con, guard).fetchone()[0]:
+            execute(con, sql)
 
 
 def reclassify(con: duckdb.DuckDBPyConnection) -> int:
@@ -56,5 +61,5 @@ def reclassify(con: duckdb.DuckDBPyConnection) -> int:
     for run_id, rank in ranks:
         con.execute(f"SET VARIABLE run_id = {int(run_id)}")
         con.execute(f"SET VARIABLE rank = {int(rank)}")
-        con.execute(sql)
+        execute(con, sql)
     return len(ranks)

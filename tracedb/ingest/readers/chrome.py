@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...db import duckdb, insert_rows   # duckdb: the engine module, see tracedb.db
+from ...db import duckdb, execute, insert_rows   # duckdb: the engine module, see tracedb.db
 
 from ...timeconv import json_us_to_ns
 from ..sources.csvsource import ns_in_range
@@ -220,7 +220,7 @@ def insert_events(con: duckdb.DuckDBPyConnection, f: SourceFile, rank: int, *, f
 
 def _run(con, sql: str, params: list, source: Path) -> int:
     try:
-        return con.execute(sql, params).fetchone()[0]
+        return execute(con, sql, params).fetchone()[0]
     except duckdb.Error as e:
         raise translate_read_error(e, str(source)) from e
 

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...db import duckdb   # the engine module, see tracedb.db
+from ...db import duckdb, execute   # duckdb: the engine module, see tracedb.db
 
 from ...errors import InputError
 from .errors import printable, translate_read_error
@@ -252,9 +252,10 @@ def open_csv(path: Path, what: str, required=()):
 
 def run(con: duckdb.DuckDBPyConnection, f: CsvFile, sql: str, params) -> duckdb.DuckDBPyConnection:
     """Execute a statement reading ``f``; any DuckDB error becomes an InputError naming the
-    file and, where there is one, the line."""
+    file and, where there is one, the line. The text is parsed once per process
+    (:func:`tracedb.db.execute`): every rank's file with the same header runs the same SQL."""
     try:
-        return con.execute(sql, params)
+        return execute(con, sql, params)
     except duckdb.Error as e:
         raise translate_csv_error(con, f, e) from e
 
