@@ -548,6 +548,25 @@ def _settle_pair(con: duckdb.DuckDBPyConnection, ids: dict[str, int], b_name: st
     return pairs
 
 
+def _op_diff(con: duckdb.DuckDBPyConnection, ids: dict[str, int], b_name: str, c_name: str, pairs: int,
+             limit: int | None, progress: Callable[[str], None]) -> CompareReport:
+    """The report of an aligned pair without overall_comparison: matched pairs and the first
+    ``limit`` op_diff rows; a note for a run without framework ops."""
+    report = CompareReport(b_name, c_name, pairs, 0)
+    for name, run_id in ((b_name, ids["BASELINE"]), (c_name, ids["COMPARISON"])):
+        if not con.execute("SELECT count(*) FROM op WHERE run_id = ?", [run_id]).fetchone()[0]:
+            progress(f"note: run {name} has no framework ops (cpu_op events with flows to its kernels), so "
+                     "op_diff, op_alignment, api_diff and memory_diff have nothing of it; kernel_diff and "
+                     "communication_diff compare its kernels")
+    report.matched = con.execute(
+        "SELECT count(*) FROM op_match WHERE baseline_run_id = ? AND comparison_run_id = ? "
+        "AND baseline_op_id IS NOT NULL AND comparison_op_id IS NOT NULL",
+        [ids["BASELINE"], ids["COMPARISON"]]).fetchone()[0]
+    cur = con.execute("SELECT * FROM op_diff" + (f" LIMIT {int(limit)}" if limit is not None else ""))
+    report.sections.append(("op_diff", [d[0] for d in cur.description], cur.fetchall()))
+    return report
+
+
 def _pause_vacuum(con: duckdb.DuckDBPyConnection) -> int | None:
     """Let this command's checkpoints write the new rows as they are (``max_vacuum_tasks = 0``,
     a global DuckDB setting; returns its value to restore, None if this DuckDB lacks it).
@@ -696,29 +715,20 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
         with ThreadPoolExecutor(1, thread_name_prefix="tracedb-overall") as pool:
             # overall_comparison needs neither the roles nor the alignment: a second connection
             # reads it for the two runs by name while this one aligns the ops (Python, one core)
+            # and reads op_diff
             cur = con.cursor()
             overall = pool.submit(_overall, cur, b_name, c_name)
             try:
                 pairs = _settle_pair(con, ids, b_name, c_name, name_map, baseline_step, comparison_step,
                                      use_input_shape, max_kernel_num)
+                report = _op_diff(con, ids, b_name, c_name, pairs, limit, progress)
             except BaseException:
                 cur.interrupt()
                 raise
             finally:
                 wait([overall])
                 cur.close()
-        report = CompareReport(b_name, c_name, pairs, 0, overall.result())
-        for name, run_id in ((b_name, ids["BASELINE"]), (c_name, ids["COMPARISON"])):
-            if not con.execute("SELECT count(*) FROM op WHERE run_id = ?", [run_id]).fetchone()[0]:
-                progress(f"note: run {name} has no framework ops (cpu_op events with flows to its kernels), so "
-                         "op_diff, op_alignment, api_diff and memory_diff have nothing of it; kernel_diff and "
-                         "communication_diff compare its kernels")
-        report.matched = con.execute(
-            "SELECT count(*) FROM op_match WHERE baseline_run_id = ? AND comparison_run_id = ? "
-            "AND baseline_op_id IS NOT NULL AND comparison_op_id IS NOT NULL",
-            [ids["BASELINE"], ids["COMPARISON"]]).fetchone()[0]
-        cur = con.execute("SELECT * FROM op_diff" + (f" LIMIT {int(limit)}" if limit is not None else ""))
-        report.sections.append(("op_diff", [d[0] for d in cur.description], cur.fetchall()))
+        report.sections[:0] = overall.result()        # overall_comparison first, then op_diff
         try:
             con.execute("CHECKPOINT")
         except duckdb.Error:
