@@ -592,9 +592,12 @@ def _ingest_sides(con: duckdb.DuckDBPyConnection, sides: list[tuple[str, str, st
     Two sides whose files together take at most half of DuckDB's memory limit are ingested at
     the same time, each in its own thread, connection and transaction: DuckDB runs the
     statements of both, and a side's own statements keep both cores busy only while a large
-    trace is parsed (bench/RESULTS.md has the wall times). Larger sides go one after the other,
-    as their memory would add up. The ids are the ones a sequential ingest gives (the
-    comparison's above every id the baseline can take).
+    trace is parsed (bench/RESULTS.md has the wall times). DuckDB's ``threads`` counts the
+    thread that runs a statement as one of its threads; with two such threads it is lowered by
+    one meanwhile (and restored after), so DuckDB runs no more threads than it was given (on 2
+    cores: each side's statements on its own thread, without hand-offs to a shared worker).
+    Larger sides go one after the other, as their memory would add up. The ids are the ones a
+    sequential ingest gives (the comparison's above every id the baseline can take).
 
     A side that fails is rolled back and the other is kept, as when they run one after the
     other; the baseline's error is raised first (a path tracedb does not recognise is refused
@@ -628,6 +631,8 @@ def _ingest_sides(con: duckdb.DuckDBPyConnection, sides: list[tuple[str, str, st
     jobs = max(1, pkg.default_jobs() // 2)      # worker processes of a side with many ranks
     cursors = [con.cursor() for _ in sides]
     stop = threading.Event()
+    threads = int(con.execute("SELECT current_setting('threads')").fetchone()[0])
+    con.execute(f"SET threads = {max(1, threads - 1)}")
 
     def side(cur, floor: tuple[int, int], path: str, name: str, role: str) -> None:
         def say(line: str) -> None:
@@ -655,6 +660,7 @@ def _ingest_sides(con: duckdb.DuckDBPyConnection, sides: list[tuple[str, str, st
     finally:
         for cur in cursors:
             cur.close()
+        con.execute(f"SET threads = {threads}")
 
 
 def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,

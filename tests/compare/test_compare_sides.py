@@ -152,6 +152,38 @@ def test_memory_limit_decides_at_once_or_in_turn(tmp_path, monkeypatch):
     assert limits[-1] == "1000MB" and threads == {threading.main_thread().name}
 
 
+def test_sides_at_once_run_one_duckdb_thread_fewer(tmp_path, monkeypatch):
+    """DuckDB's ``threads`` counts the thread that runs a statement: while the two side threads
+    run statements it is one lower (on 2 cores, 1: no worker thread shared by the sides), and
+    it is restored when they end, also when a side fails."""
+    from tracedb import compare, db as _db
+    from tracedb.api import ingest_package
+    pkg = ingest_package()
+    r0, r1 = corpus_path(f"{L1}/rank0_ascend_pt"), corpus_path(f"{L1}/rank1_ascend_pt")
+    seen = []
+    ingest = pkg.ingest
+
+    def spy(cur, *a, **k):
+        seen.append(cur.execute("SELECT current_setting('threads')").fetchone()[0])
+        return ingest(cur, *a, **k)
+
+    monkeypatch.setattr(pkg, "ingest", spy)
+    con = _db.connect(tmp_path / "a.duckdb", threads=3)
+    try:
+        compare._ingest_sides(con, [(str(r0), "a", "baseline"), (str(r1), "b", "comparison")], lambda s: None)
+        assert seen == [2, 2]
+        assert con.execute("SELECT current_setting('threads')").fetchone()[0] == 3
+        bad = tmp_path / "bad_ascend_pt"
+        shutil.copytree(r1, bad)
+        (bad / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text('[{"ph": "X", "ts": ')
+        with pytest.raises(InputError):
+            compare._ingest_sides(con, [(str(r0), "c", "baseline"), (str(bad), "d", "comparison")], lambda s: None)
+        assert seen[2:] == [2, 2]
+        assert con.execute("SELECT current_setting('threads')").fetchone()[0] == 3
+    finally:
+        con.close()
+
+
 def test_out_of_memory_says_which_setting_to_raise(tmp_path):
     """DuckDB's out-of-memory error is not blamed on the file ("truncated, re-export"): it names
     --memory-limit, and nothing of the failed side stays."""
