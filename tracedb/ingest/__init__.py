@@ -160,6 +160,7 @@ class _Command:
                  f"({threads} thread(s), memory limit {memory} each)")
         results = staging.run_workers(jobs, self.jobs, on_done=lambda r: [self.say(m) for m in r.messages])
         self.attached += staging.publish(self.con, results)
+        self.catalog.forget_files()
         touched = set()
         for unit, r in zip(units, results):
             unit.rank = r.rank

@@ -86,6 +86,11 @@ class Catalog:
         self.say = say
         self.skipped: list[str] = []
         self.dropped_ranks: set[tuple[int, int]] = set()
+        # this transaction's source_file rows of one run, (file_id, rank, format, path,
+        # size_bytes), and the highest file id: read once, kept up to date by record and
+        # dropped by drop_file / forget_files (a small rank's ~10 files took 30 lookups)
+        self._files: tuple[int, list[tuple]] | None = None
+        self._top = 0
         # hashes files while they are parsed (see claim); hashlib releases the GIL
         self.hasher = ThreadPoolExecutor(1, thread_name_prefix="tracedb-sha256")
 
@@ -174,11 +179,8 @@ class Catalog:
         """
         if not os.access(path, os.R_OK):
             raise InputError("cannot read file (permission denied).", file=str(path))
-        same_size, top = self.con.execute(
-            "SELECT count(*) FILTER (WHERE run_id = ? AND format = ? AND size_bytes = ?), "
-            "greatest(coalesce(max(file_id), 0), ?) FROM source_file",
-            [run_id, fmt, path.stat().st_size, self.file_id_floor]).fetchone()
-        if same_size:
+        size = path.stat().st_size
+        if any(f[2] == fmt and f[4] == size for f in self._run_files(run_id)):
             sha = sha256_of(path)
             dup = self.con.execute("SELECT path FROM source_file WHERE run_id = ? AND format = ? AND sha256 = ? "
                                    "AND (? IS NULL OR rank = ?)", [run_id, fmt, sha, rank, rank]).fetchone()
@@ -188,10 +190,27 @@ class Catalog:
                 return None
         else:
             sha = self.hasher.submit(sha256_of, path)
-        file_id = top + 1
+        file_id = self._top + 1
         if rank is not None:
             self.settle(run_id, rank, fmt, path)
         return Claim(file_id, sha)
+
+    def _run_files(self, run_id: int) -> list[tuple]:
+        """The run's source_file rows as this transaction sees them (see ``_files``)."""
+        if self._files is None or self._files[0] != run_id:
+            self._files = (run_id, self.con.execute(
+                "SELECT file_id, rank, format, path, size_bytes FROM source_file WHERE run_id = ? ORDER BY file_id",
+                [run_id]).fetchall())
+            # fetchall: a result left open (fetchone) would hold the connection for the reader
+            # that comes next (DuckDB refuses e.g. registering an Arrow stream meanwhile)
+            self._top = self.con.execute("SELECT greatest(coalesce(max(file_id), 0), ?) FROM source_file",
+                                         [self.file_id_floor]).fetchall()[0][0]
+        return self._files[1]
+
+    def forget_files(self) -> None:
+        """Read the run's files again at the next claim: source_file changed behind the
+        catalog (staging workers' rows published)."""
+        self._files = None
 
     def top_file_id(self) -> int:
         """The highest file id taken: in the database (this transaction's view) or below the floor."""
@@ -205,10 +224,8 @@ class Catalog:
         # file of the other platform (a Kineto trace on a rank with Ascend files, or the reverse)
         # or the other form of an Ascend capture (DB export / text files)
         resolved = str(path.resolve())
-        old = [(file_id, old_path) for file_id, old_path, old_fmt in self.con.execute(
-                   "SELECT file_id, path, format FROM source_file WHERE run_id = ? AND rank = ? ORDER BY file_id",
-                   [run_id, rank]).fetchall()
-               if _same_capture_slot(fmt, resolved, old_fmt, old_path)]
+        old = [(file_id, old_path) for file_id, old_rank, old_fmt, old_path, _ in self._run_files(run_id)
+               if old_rank == rank and _same_capture_slot(fmt, resolved, old_fmt, old_path)]
         if not old:
             return
         if not self.replace:
@@ -232,9 +249,13 @@ class Catalog:
         for table in tables:
             self.con.execute(f'DELETE FROM "{table}" WHERE file_id = ?', [file_id])
         self.con.execute("DELETE FROM source_file WHERE file_id = ?", [file_id])
+        self.forget_files()
 
     def record(self, claim: Claim, run_id: int, rank: int, fmt: str, path: Path, rows: int) -> None:
         sha = claim.sha.result() if isinstance(claim.sha, Future) else claim.sha
+        resolved, size = str(path.resolve()), path.stat().st_size
         self.con.execute("INSERT INTO source_file VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                         [claim.file_id, run_id, rank, fmt, str(path.resolve()), path.stat().st_size, sha, rows,
-                          now()])
+                         [claim.file_id, run_id, rank, fmt, resolved, size, sha, rows, now()])
+        if self._files is not None and self._files[0] == run_id:
+            self._files[1].append((claim.file_id, rank, fmt, resolved, size))
+        self._top = max(self._top, claim.file_id)
