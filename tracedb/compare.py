@@ -586,7 +586,7 @@ def _pause_vacuum(con: duckdb.DuckDBPyConnection) -> int | None:
 
 
 def _ingest_sides(con: duckdb.DuckDBPyConnection, sides: list[tuple[str, str, str]],
-                  progress: Callable[[str], None]) -> None:
+                  progress: Callable[[str], None], seeded: bool = False) -> None:
     """Ingest the sides given as paths ((path, run name, role) each).
 
     Two sides whose files together take at most half of DuckDB's memory limit are ingested at
@@ -602,7 +602,8 @@ def _ingest_sides(con: duckdb.DuckDBPyConnection, sides: list[tuple[str, str, st
     A side that fails is rolled back and the other is kept, as when they run one after the
     other; the baseline's error is raised first (a path tracedb does not recognise is refused
     before the database is opened, see :func:`_side_name`). An interrupt (Ctrl-C, SIGTERM)
-    rolls back both sides.
+    rolls back both sides. ``seeded``: the database was just filled from the template
+    (:func:`tracedb.template.seed`), so its tables and view library are current.
 
     Raises:
         InputError: a side cannot be ingested.
@@ -621,9 +622,10 @@ def _ingest_sides(con: duckdb.DuckDBPyConnection, sides: list[tuple[str, str, st
             pkg.ingest(con, [path], run=name, role=role, progress=progress, checkpoint=False)
         return
     # an older file gets its tables and views here, once, not in both transactions
-    with transaction(con):
-        apply_schema(con)
-        registry.install_if_changed(con)
+    if not seeded:
+        with transaction(con):
+            apply_schema(con)
+            registry.install_if_changed(con)
     new_run, top_run = con.execute("SELECT count(*) FILTER (WHERE run_name = ?) = 0, coalesce(max(run_id), 0) "
                                    "FROM run", [sides[0][1]]).fetchone()
     top_file = con.execute("SELECT coalesce(max(file_id), 0) FROM source_file").fetchone()[0]
@@ -641,7 +643,8 @@ def _ingest_sides(con: duckdb.DuckDBPyConnection, sides: list[tuple[str, str, st
             progress(f"{role}: {line}")         # the two sides' lines interleave
 
         say(f"ingesting {path} as run {name}")
-        pkg.ingest(cur, [path], run=name, role=role, progress=say, checkpoint=False, id_floor=floor, jobs=jobs)
+        pkg.ingest(cur, [path], run=name, role=role, progress=say, checkpoint=False, id_floor=floor, jobs=jobs,
+                   schema_current=True)
 
     try:
         with ThreadPoolExecutor(2, thread_name_prefix="tracedb-side") as pool:
@@ -696,13 +699,14 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
         con = _db.connect(db, must_exist=True, memory_limit=memory_limit)
     vacuum = _pause_vacuum(con)
     try:
+        seeded = False
         if b_path or c_path:
             from . import template
-            template.seed(con)      # a new database: tables and views copied from the cached template
+            seeded = template.seed(con)     # a new database: tables and views copied from the cached template
         sides = [(arg, name, role) for arg, name, is_path, role in ((baseline, b_name, b_path, "baseline"),
                                                                     (comparison, c_name, c_path, "comparison"))
                  if is_path]
-        _ingest_sides(con, sides, progress)
+        _ingest_sides(con, sides, progress, seeded)
         has_run = con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' "
                               "AND table_name = 'run'").fetchone()[0]
         ids = {}

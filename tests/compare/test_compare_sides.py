@@ -184,6 +184,34 @@ def test_sides_at_once_run_one_duckdb_thread_fewer(tmp_path, monkeypatch):
         con.close()
 
 
+def test_sides_check_the_schema_once(tmp_path, monkeypatch):
+    """The tables and the view library are checked once per command, not again by each side:
+    not at all in a database just filled from the template, once (upgraded to current) in an
+    older one."""
+    from tracedb import registry, schema
+    ing = api.ingest_package()           # the tracedb.ingest module (tracedb.ingest is api.ingest)
+    calls = []
+    for mod, name in ((ing, "apply_schema"), (schema, "apply_schema"), (registry, "install_if_changed")):
+        monkeypatch.setattr(mod, name, lambda *a, __f=getattr(mod, name), __n=name, **k: calls.append(
+            (__n, threading.current_thread().name)) or __f(*a, **k))
+    r0, r1 = corpus_path(f"{L1}/rank0_ascend_pt"), corpus_path(f"{L1}/rank1_ascend_pt")
+    old = tmp_path / "old.duckdb"
+    api.ingest([OTHER], old, run="other")        # builds the template first if this session has none
+    calls.clear()
+    run_compare(str(r0), str(r1), tmp_path / "new.duckdb")
+    assert calls == []
+    con = duckdb.connect(str(old))
+    con.execute("UPDATE tracedb_meta SET value = 'older' WHERE key IN ('schema_hash', 'library_hash')")
+    con.close()
+    calls.clear()
+    run_compare(str(r0), str(r1), old)
+    assert sorted(n for n, t in calls) == ["apply_schema", "install_if_changed"]
+    assert {t for _, t in calls} == {threading.main_thread().name}
+    con = duckdb.connect(str(old), read_only=True)
+    assert con.execute("SELECT count(*) FROM tracedb_meta WHERE value = 'older'").fetchone() == (0,)
+    con.close()
+
+
 def test_out_of_memory_says_which_setting_to_raise(tmp_path):
     """DuckDB's out-of-memory error is not blamed on the file ("truncated, re-export"): it names
     --memory-limit, and nothing of the failed side stays."""

@@ -278,7 +278,8 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
            role: str | None = None, replace: bool = False, run_per_path: bool = False,
            allow_mixed_platforms: bool = False, progress: Callable[[str], None] = lambda s: None,
            bar: Bar | None = None, step_range_pattern: str | None = None, jobs: int | None = None,
-           checkpoint: bool = True, id_floor: tuple[int, int] = (0, 0)) -> IngestReport:
+           checkpoint: bool = True, id_floor: tuple[int, int] = (0, 0),
+           schema_current: bool = False) -> IngestReport:
     """Ingest PATHs into the database in one transaction and install the view library.
 
     Args:
@@ -303,6 +304,9 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
             ingest running at the same time as another on this database (its transaction does
             not see the other's ids; ``tracedb compare`` gives its second side the ids above
             the first side's, see :func:`input_size`).
+        schema_current: the caller has just made the database's tables and view library
+            current (committed), so this ingest does not check them again (``tracedb compare``
+            does it once for its two sides).
 
     Returns:
         IngestReport (runs, files ingested/skipped, rows per table, seconds).
@@ -323,7 +327,8 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
         command = None
         try:
             with transaction(con):
-                apply_schema(con)
+                if not schema_current:
+                    apply_schema(con)
                 derive.install_session(con)
                 command = _Command(con, catalog, report, progress, bar, split, step_range_pattern, jobs)
                 touched = set()
@@ -331,7 +336,8 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
                     touched |= command.run(plan, role, allow_mixed_platforms)
                 _derived_rows(con, touched, report)
                 report.files_skipped += catalog.skipped
-                registry.install_if_changed(con)
+                if not schema_current:
+                    registry.install_if_changed(con)
             break
         except SplitReadFailed:
             # DuckDB aborted the transaction (rolled back): start again, reading every file in one piece
