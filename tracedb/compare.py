@@ -732,6 +732,12 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
                 pairs = _settle_pair(con, ids, b_name, c_name, name_map, baseline_step, comparison_step,
                                      use_input_shape, max_kernel_num)
                 report = _op_diff(con, ids, b_name, c_name, pairs, limit, progress)
+                # the alignment is committed and no write transaction is open: the data goes
+                # into the file while the other connection still reads overall_comparison
+                try:
+                    con.execute("CHECKPOINT")
+                except duckdb.Error:
+                    pass        # committed (durable in the .wal); DuckDB checkpoints at the next open
             except BaseException:
                 cur.interrupt()
                 raise
@@ -739,10 +745,6 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
                 wait([overall])
                 cur.close()
         report.sections[:0] = overall.result()        # overall_comparison first, then op_diff
-        try:
-            con.execute("CHECKPOINT")
-        except duckdb.Error:
-            pass
         return report
     except duckdb.Error as e:
         raise out_of_memory(e) or TracedbError(f"compare failed: {str(e).splitlines()[0]}") from e
