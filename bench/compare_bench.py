@@ -7,6 +7,8 @@ For each pair (baseline, comparison) it runs, one after the other, as separate p
 - ``msprof-analyze compare -d COMPARISON -bp BASELINE -o OUT`` (its xlsx is checked: the file
   exists and its sheets and row counts are printed, so a run that skipped work shows).
 
+tracedb is this checkout installed with ``pip install`` into a throwaway venv (as the README
+installs it; ``--tracedb`` names another command), msprof-analyze the PyPI release in its own.
 Wall, CPU (user + system) and peak RSS come from the operating system's accounting of each
 finished child (``os.wait4``). Pairs:
 
@@ -46,10 +48,22 @@ SIZES = {"20m": 10_700, "100m": 53_500}          # --events-per-step for 10 step
 
 
 # Both tools run as installed packages do: with their modules' bytecode cached. pip compiles
-# msprof-analyze's at install; tracedb from a checkout (editable install) gets its own on the
-# warm-up run, which PYTHONDONTWRITEBYTECODE (set in some sandboxes) would otherwise prevent,
-# making Python compile ~60 modules from source on every timed run (~0.1 s).
+# it at install (tracedb is installed from this checkout, see install_tracedb); a --tracedb
+# command from a checkout gets its own on the warm-up run, which PYTHONDONTWRITEBYTECODE (set
+# in some sandboxes) would otherwise prevent, making Python compile ~60 modules from source on
+# every timed run (~0.1 s).
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def install_tracedb(tmp: Path) -> list[str]:
+    """The ``tracedb`` command of this checkout installed as the README installs it
+    (``pip install .``, its dependencies from the package index) into a throwaway venv, as
+    msprof-analyze is installed from PyPI into its own. A development (editable) install is
+    not what users run: it imports tracedb through a path finder, ~10 ms of each process."""
+    venv = tmp / "venv-tracedb"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", str(ROOT)], check=True, env=ENV)
+    return [str(venv / "bin" / "tracedb")]
 
 
 def run(cmd: list[str], stdout=subprocess.DEVNULL) -> dict:
@@ -128,14 +142,16 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1, help="runs of each tool per pair (median quoted)")
     ap.add_argument("--msprof", type=Path, default=Path("/tmp/venv-msprof/bin/msprof-analyze"))
     ap.add_argument("--no-msprof", action="store_true", help="time tracedb only")
-    ap.add_argument("--tracedb", default=f"{sys.executable} -m tracedb.cli",
-                    help="the tracedb command (split on spaces)")
+    ap.add_argument("--tracedb", default=None,
+                    help="the tracedb command (split on spaces; default: this checkout installed into a "
+                         "throwaway venv, see install_tracedb)")
     a = ap.parse_args()
-    tracedb = a.tracedb.split()
     chosen = pairs(a.data, a.pairs.split(","))
     rows = []
     with tempfile.TemporaryDirectory(prefix="compare-bench-") as tmp:
         tmp = Path(tmp)
+        tracedb = a.tracedb.split() if a.tracedb else install_tracedb(tmp)
+        print(f"tracedb: {' '.join(tracedb)}", file=sys.stderr)
         # warm-up, not timed: bytecode of tracedb's modules and its template database in the
         # user cache, as after any first use of an installed tracedb
         base, comp = next(iter(chosen.values()))
