@@ -21,28 +21,39 @@ _STRIP = "' \t\r\n\"'"
 _NULL_WORDS = ("", "N/A", "NA", "NULL", "NONE", "-")
 
 
-def clean_text(expr: str) -> str:
+def trim_text(expr: str) -> str:
+    """SQL: the text of ``expr`` with surrounding blanks, TAB, CR/LF and quotes removed."""
+    return f"trim(CAST({expr} AS VARCHAR), {_STRIP})"
+
+
+def _text(expr: str, trimmed: bool) -> str:
+    return expr if trimmed else trim_text(expr)
+
+
+def clean_text(expr: str, trimmed: bool = False) -> str:
     """SQL: the text of ``expr`` with surrounding blanks, TAB, CR/LF and quotes removed;
-    NULL for '', 'N/A', 'NA', 'NULL', 'None' and '-'.
+    NULL for '', 'N/A', 'NA', 'NULL', 'None' and '-'. ``trimmed``: ``expr`` is text trimmed
+    already (:func:`trim_text`, e.g. :meth:`tracedb.ingest.sources.csvsource.CsvFile.cell`).
 
     The words are compared in an OR chain, not ``IN (...)``: DuckDB turns an IN list of six
     constants (and list_contains) into a hash join, and a join gives up the file order of the
     rows it passes, which kernel_details.csv's kernel_id is taken from (measured: 355 k of
     456 k kernels out of order on a 116 MB file)."""
-    t = f"trim(CAST({expr} AS VARCHAR), {_STRIP})"
+    t = _text(expr, trimmed)
     words = " OR ".join(f"upper({t}) = '{w}'" for w in _NULL_WORDS)
     return f"CASE WHEN {words} THEN NULL ELSE {t} END"
 
 
-def us_text_to_ns(expr: str, compact: bool = False) -> str:
+def us_text_to_ns(expr: str, compact: bool = False, trimmed: bool = False) -> str:
     """SQL: microseconds in a CSV cell or JSON value (text, maybe TAB/quote-padded, maybe N/A)
     → BIGINT ns, exact for decimal text; NULL for N/A, blanks and non-numbers.
 
     ``compact``: the same values from an expression a quarter the size, with no integer
     shortcut (paths 2 and 3 of :func:`json_us_to_ns`), for small files: there planning the
     INSERT is the cost (a 10-column step_trace_time.csv: 0.080 → 0.018 CPU s), while over
-    millions of cells the shortcut saves more than planning costs."""
-    x = f"trim(CAST({expr} AS VARCHAR), {_STRIP})"
+    millions of cells the shortcut saves more than planning costs. ``trimmed``: as in
+    :func:`clean_text`."""
+    x = _text(expr, trimmed)
     return _exact_us_to_ns(x) if compact else json_us_to_ns(x)
 
 
@@ -78,6 +89,7 @@ def json_us_to_ns(expr: str) -> str:
             f"{_exact_us_to_ns(x)})")
 
 
-def int_text(expr: str) -> str:
-    """SQL: an integer-valued cell (text) -> BIGINT, NULL for N/A and blanks."""
-    return f"TRY_CAST(TRY_CAST(trim(CAST({expr} AS VARCHAR), {_STRIP}) AS DOUBLE) AS BIGINT)"
+def int_text(expr: str, trimmed: bool = False) -> str:
+    """SQL: an integer-valued cell (text) -> BIGINT, NULL for N/A and blanks. ``trimmed``: as
+    in :func:`clean_text`."""
+    return f"TRY_CAST(TRY_CAST({_text(expr, trimmed)} AS DOUBLE) AS BIGINT)"

@@ -75,3 +75,26 @@ def test_scan_metadata_finds_every_m_event(tmp_path, monkeypatch, chunk, memmem)
     # from an offset: only the events that start after it
     tail = scan_metadata(f, start=len(body.encode()) - 200)
     assert [(e["name"], e["args"]["name"]) for e in tail] == [("thread_name", "Stream 1")]
+
+
+def test_csv_cells_trimmed_once_per_row(tmp_path):
+    """CsvFile.cell reads a cell trimmed (blanks, TAB, CR, quotes) as a column of CsvFile.sql,
+    beside the raw columns, in file order, under a name no header cell takes; the conversions
+    give the same values from it (``trimmed=True``) as from the raw cell."""
+    from tracedb.ingest.sources.csvsource import open_csv
+    from tracedb.timeconv import clean_text, int_text
+    f = tmp_path / "t.csv"
+    f.write_bytes(b'a,tracedb_trimmed_0,b\n" 12.5\t",x,3\n"N/A",y, 7 \n1736408883694624.810\t,z,-\n')
+    con = duckdb.connect()
+    with open_csv(f, "test file") as csv:
+        a, b = csv.cell("a"), csv.cell("b")
+        assert a != '"tracedb_trimmed_0"' and csv.cell("a") == a          # one trimmed column per cell
+        got = con.execute(f"""
+            SELECT {a}, "tracedb_trimmed_0", a, {us_text_to_ns(a, compact=True, trimmed=True)},
+                   {us_text_to_ns('a', compact=True)}, {clean_text(a, trimmed=True)},
+                   {int_text(b, trimmed=True)}, {int_text('b')}
+            FROM {csv.sql()}""", [csv.src]).fetchall()
+    assert got == [("12.5", "x", " 12.5\t", 12500, 12500, "12.5", 3, 3),
+                   ("N/A", "y", "N/A", None, None, None, 7, 7),
+                   ("1736408883694624.810", "z", "1736408883694624.810\t", 1736408883694624810,
+                    1736408883694624810, "1736408883694624.810", None, None)]

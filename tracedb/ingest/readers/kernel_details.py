@@ -32,16 +32,18 @@ def column_exprs(header: list[str], csv: CsvFile | None = None) -> dict[str, str
             exprs[col] = "NULL"
             continue
         q = ident(src)
+        trimmed = csv is not None and kind in ("us", "int", "shape")
+        t = csv.cell(src) if trimmed else q        # the cell trimmed once per row (CsvFile.cell)
         if kind == "us":
-            exprs[col] = ns_in_range(us_text_to_ns(q, compact=csv is not None and csv.compact))
+            exprs[col] = ns_in_range(us_text_to_ns(t, compact=csv is not None and csv.compact, trimmed=trimmed))
         elif kind == "int":
-            exprs[col] = f"TRY_CAST({int_text(q)} AS INTEGER)"
+            exprs[col] = f"TRY_CAST({int_text(t, trimmed)} AS INTEGER)"
         elif kind == "shape":
-            exprs[col] = f"nullif(trim(replace({clean_text(q)}, '\"', '')), '')"
+            exprs[col] = f"nullif(trim(replace({clean_text(t, trimmed)}, '\"', '')), '')"
         else:
             exprs[col] = f"trim(CAST({q} AS VARCHAR), ' ' || chr(9) || chr(13))"
         if csv is not None and (kind == "int" or col == "wait_ns"):
-            exprs[col] = csv.number(src, exprs[col], clean_text(q))
+            exprs[col] = csv.number(src, exprs[col], clean_text(t, trimmed))
     return exprs
 
 

@@ -38,10 +38,11 @@ _COLUMNS = ("run_id, rank, file_id, kind, component, name, device, ts_ns, releas
             "active_dur_ns, release_allocated_bytes, release_reserved_bytes, release_active_bytes, addr")
 
 
-def bytes_expr(expr: str, factor: int) -> str:
+def bytes_expr(expr: str, factor: int, trimmed: bool = False) -> str:
     """SQL: a decimal number of some unit (CSV text, maybe TAB-padded or N/A) × ``factor`` bytes →
-    BIGINT, exact: DECIMAL(38, 18) arithmetic, rounded half away from zero; NULL for blanks/N/A."""
-    t = clean_text(expr)
+    BIGINT, exact: DECIMAL(38, 18) arithmetic, rounded half away from zero; NULL for blanks/N/A.
+    ``trimmed``: ``expr`` is trimmed already (:func:`tracedb.timeconv.clean_text`)."""
+    t = clean_text(expr, trimmed)
     return f"TRY_CAST(round(TRY_CAST({t} AS DECIMAL(38, 18)) * {factor}) AS BIGINT)"
 
 
@@ -78,14 +79,14 @@ class _Columns:
         name = fld.find(self.csv.header)
         if name is None:
             return "NULL"
-        q = _sql_ident(name)
+        q = self.csv.cell(name)            # the cell trimmed once per row
         if fld.kind == "text":
-            return clean_text(q)
+            return clean_text(q, trimmed=True)
         if fld.kind == "us":
-            converted = ns_in_range(us_text_to_ns(q, compact=self.csv.compact))
+            converted = ns_in_range(us_text_to_ns(q, compact=self.csv.compact, trimmed=True))
         else:
-            converted = bytes_expr(q, {"kb": KIB, "mb": self.mb}[fld.kind])
-        return self.csv.number(name, converted, clean_text(q))
+            converted = bytes_expr(q, {"kb": KIB, "mb": self.mb}[fld.kind], trimmed=True)
+        return self.csv.number(name, converted, clean_text(q, trimmed=True))
 
 
 def _insert(con, csv: CsvFile, select: str, params: list, file_id: int, required: dict[str, str]) -> int:
@@ -98,7 +99,7 @@ def _insert(con, csv: CsvFile, select: str, params: list, file_id: int, required
         if bad:
             raw = clean_text(_sql_ident(column))
             raise InputError(f"column {column!r} is empty.", file=str(csv.path),
-                             place=first_bad_line(con, csv.src, csv.header, f"{raw} IS NULL"),
+                             place=first_bad_line(con, csv, f"{raw} IS NULL"),
                              hint="the file may be truncated or edited.")
     return n
 

@@ -12,20 +12,20 @@ from ...db import duckdb   # the engine module, see tracedb.db
 from ...timeconv import clean_text, int_text, us_text_to_ns
 from ..fieldmaps import missing
 from ..fieldmaps.step_trace_time import DEVICE, FIELDS, STEP
-from ..sources.csvsource import CsvFile, ident, ns_in_range, open_csv, run
+from ..sources.csvsource import CsvFile, ns_in_range, open_csv, run
 from ..sources.file import SourceFile
 
 
 def integer(f: CsvFile, name: str) -> str:
     """SQL: an INTEGER cell (N/A/empty → NULL; text or out of range → error with the line)."""
-    q = ident(name)
-    return f.number(name, f"TRY_CAST({int_text(q)} AS INTEGER)", clean_text(q))
+    q = f.cell(name)
+    return f.number(name, f"TRY_CAST({int_text(q, trimmed=True)} AS INTEGER)", clean_text(q, trimmed=True))
 
 
 def microseconds(f: CsvFile, name: str) -> str:
     """SQL: a µs cell → exact BIGINT ns (N/A/empty → NULL; text → error with the line)."""
-    q = ident(name)
-    return f.number(name, ns_in_range(us_text_to_ns(q, compact=f.compact)), clean_text(q))
+    q = f.cell(name)
+    return f.number(name, ns_in_range(us_text_to_ns(q, compact=f.compact, trimmed=True)), clean_text(q, trimmed=True))
 
 
 def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
