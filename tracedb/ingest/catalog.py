@@ -201,10 +201,7 @@ class Catalog:
             self._files = (run_id, self.con.execute(
                 "SELECT file_id, rank, format, path, size_bytes FROM source_file WHERE run_id = ? ORDER BY file_id",
                 [run_id]).fetchall())
-            # fetchall: a result left open (fetchone) would hold the connection for the reader
-            # that comes next (DuckDB refuses e.g. registering an Arrow stream meanwhile)
-            self._top = self.con.execute("SELECT greatest(coalesce(max(file_id), 0), ?) FROM source_file",
-                                         [self.file_id_floor]).fetchall()[0][0]
+            self._top = self.top_file_id()
         return self._files[1]
 
     def forget_files(self) -> None:
@@ -213,9 +210,11 @@ class Catalog:
         self._files = None
 
     def top_file_id(self) -> int:
-        """The highest file id taken: in the database (this transaction's view) or below the floor."""
+        """The highest file id taken: in the database (this transaction's view) or below the floor.
+        Read with fetchall: a result left open (fetchone) holds the connection, and DuckDB then
+        refuses the next reader's work on it (e.g. registering an Arrow stream)."""
         return self.con.execute("SELECT greatest(coalesce(max(file_id), 0), ?) FROM source_file",
-                                [self.file_id_floor]).fetchone()[0]
+                                [self.file_id_floor]).fetchall()[0][0]
 
     def settle(self, run_id: int, rank: int, fmt: str, path: Path) -> None:
         """Refuse a second capture on (run, rank): another file of a one-file format (or another
