@@ -17,10 +17,6 @@
 -- events (Level0) gives the flow start as launch_tid / launch_ts_ns, name and duration NULL.
 -- Without a HostToDevice flow the launch stays NULL (the async_npu flow starts at the
 -- framework op, see op).
--- (ASOF joins below: DuckDB picks a nested loop when it estimates <= 64 probe rows, and its
--- estimates of these joined CTEs are that low on 400k rows: 5 s become > 5 min; off here)
-SET asof_loop_join_threshold = 0;
-
 UPDATE kernel SET launch_name = l.launch_name, launch_tid = l.launch_tid, launch_ts_ns = l.launch_ts_ns,
                   launch_dur_ns = l.launch_dur_ns
 FROM (
@@ -122,5 +118,3 @@ FROM (
 ) AS l
 WHERE kernel.run_id = getvariable('run_id') AND kernel.rank = getvariable('rank')
   AND kernel.source = l.source AND kernel.kernel_id = l.kernel_id;
-
-RESET asof_loop_join_threshold;

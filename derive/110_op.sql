@@ -16,10 +16,6 @@
 -- module_path is filled by derive/125 (the module tree), kernel_count and the device times by
 -- derive/120.
 -- when: SELECT count(*) > 0 FROM source_file WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND format IN ('trace_view', 'kineto')
--- (ASOF joins below: DuckDB picks a nested loop when it estimates <= 64 probe rows, and its
--- estimates of these joined CTEs are that low on 400k rows: 5 s become > 5 min; off here)
-SET asof_loop_join_threshold = 0;
-
 DELETE FROM op
 WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND source IN ('trace_view', 'kineto');
 
@@ -85,5 +81,3 @@ LEFT JOIN parent AS p ON p.op_id = ev.op_id
 LEFT JOIN bwd AS b ON b.file_id = ev.file_id
 LEFT JOIN op_step AS s ON s.op_id = ev.op_id
 ORDER BY ev.op_id;
-
-RESET asof_loop_join_threshold;

@@ -10,10 +10,6 @@
 -- first running one of the last op to start before the launch and its ancestors.
 -- Kernels of other sources, and kernels nothing links to an op, keep op_id NULL.
 -- when: SELECT count(*) > 0 FROM op WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
--- (ASOF joins below: DuckDB picks a nested loop when it estimates <= 64 probe rows, and its
--- estimates of these joined CTEs are that low on 400k rows: 5 s become > 5 min; off here)
-SET asof_loop_join_threshold = 0;
-
 UPDATE kernel SET op_id = a.op_id
 FROM (
     WITH ops AS (
@@ -147,5 +143,3 @@ FROM (
                                          AND parent_op_id IS NOT NULL)
 ) AS t
 WHERE op.run_id = getvariable('run_id') AND op.rank = getvariable('rank') AND op.op_id = t.op_id;
-
-RESET asof_loop_join_threshold;

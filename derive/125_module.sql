@@ -16,8 +16,6 @@
 -- op.device_self_ns (msprof-analyze's trace_view path counts the MEMCPY_ASYNC tasks of a flow
 -- too: tests/compare). Kernels without a launching op belong to no module.
 -- when: SELECT EXISTS (FROM module WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')) OR EXISTS (FROM event WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND cat = 'python_function' AND ph = 'X' AND starts_with(name, 'nn.Module: '))
-SET asof_loop_join_threshold = 0;
-
 DELETE FROM module
 WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND source IN ('trace_view', 'kineto');
 
@@ -204,5 +202,3 @@ DROP TABLE module_bwd_tree;
 DROP TABLE module_span;
 
 DROP TABLE module_op;
-
-RESET asof_loop_join_threshold;

@@ -4,6 +4,13 @@
 -- In the DuckDB shell, run this file first, then SET VARIABLE run_id = 1; SET VARIABLE rank = 0;
 -- and the numbered files in order.
 
+-- ASOF joins always as a sorted merge. DuckDB replaces an ASOF join by a nested loop when it
+-- estimates <= 64 rows on the probe side, and its estimates of the joined CTEs the steps and
+-- readers build are that low on hundreds of thousands of rows (a 100 MB trace's HCCL tasks:
+-- 30 ms become 0.7-1.4 s; a 400k-event rank's launches: 5 s become > 5 min). A merge over a
+-- truly tiny side costs no more than the loop.
+SET asof_loop_join_threshold = 0;
+
 -- An HCCL task size given as JSON text: a JSON number is bytes; a JSON string is hex (older
 -- HCCL data; MindSpore's parser applies int(x, 16) to non-integers); anything else NULL.
 -- Source: trace_view.json Plane task args "size(Byte)", HCCL .trace args "size".
