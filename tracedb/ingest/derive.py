@@ -38,7 +38,10 @@ def _session_sql() -> str:
 
 
 def install_session(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the temporary macros and staging table of ``derive/_session.sql`` on this connection."""
+    """Create the temporary macros and staging table of ``derive/_session.sql`` on this
+    connection, and set ``asof_loop_join_threshold = 0`` on it (ASOF joins stay sorted merges).
+    The setting is the connection's: a caller who passes its own connection keeps it after the
+    ingest (it changes only how ASOF joins run, not their rows)."""
     execute(con, _session_sql())
 
 
