@@ -41,3 +41,20 @@ COMMENT ON COLUMN link.bandwidth_gbps IS 'args "bandwidth(GB/s)" as written by t
 COMMENT ON COLUMN link.notify_id IS 'args "notify_id" as text (can be 2^64-1).';
 COMMENT ON COLUMN link.op_ts_ns IS 'Start of the op slice the task belongs to (ts of the "Group <g> Communication" slice), integer ns; with op_name it identifies one op execution. NULL if no op slice holds the task.';
 COMMENT ON COLUMN link.rdma_type IS 'args "rdma type" when the profiler writes it (RDMA_SEND_PAYLOAD, RDMA_SEND_NOTIFY); NULL otherwise.';
+
+-- Each HCCL task's place in its op execution, set at ingest by derive/075 (the comm views read
+-- them through tracedb_internal.comm_task); NULL on rows without an op.
+ALTER TABLE link ADD COLUMN IF NOT EXISTS plane_seq BIGINT;
+ALTER TABLE link ADD COLUMN IF NOT EXISTS is_master_plane BOOLEAN;
+ALTER TABLE link ADD COLUMN IF NOT EXISTS in_rdma_window BOOLEAN;
+ALTER TABLE link ADD COLUMN IF NOT EXISTS starts_rdma_window BOOLEAN;
+ALTER TABLE link ADD COLUMN IF NOT EXISTS rdma_window_ns BIGINT;
+ALTER TABLE link ADD COLUMN IF NOT EXISTS rdma_window_bytes BIGINT;
+ALTER TABLE link ADD COLUMN IF NOT EXISTS rdma_payload_count BIGINT;
+COMMENT ON COLUMN link.plane_seq IS 'Position of the task on its plane within its op execution (op_name, op_ts_ns), 1-based, by start, duration, task name (derive/075).';
+COMMENT ON COLUMN link.is_master_plane IS 'The task lies on its op''s master plane: the only plane; else plane 0 if it has an RDMA task, else plane 1, else the lowest (CANN 8.0 get_main_plane_id; derive/075).';
+COMMENT ON COLUMN link.in_rdma_window IS 'The task lies in an RDMA window: from its first RDMA_SEND_PAYLOAD to the closing task payload_count + k - 2 positions after it (k = 3 for send/receive ops, 5 otherwise; derive/075).';
+COMMENT ON COLUMN link.starts_rdma_window IS 'The task is the first payload of an RDMA window (derive/075).';
+COMMENT ON COLUMN link.rdma_window_ns IS 'On the first payload of an RDMA window: closing task end - first payload start, integer ns; NULL elsewhere (derive/075).';
+COMMENT ON COLUMN link.rdma_window_bytes IS 'On the first payload of an RDMA window: sum of its payload sizes, bytes; NULL elsewhere (derive/075).';
+COMMENT ON COLUMN link.rdma_payload_count IS 'On the first payload of an RDMA window: its payload tasks; NULL elsewhere (derive/075).';

@@ -79,7 +79,9 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> bool:
 
     The ``USING COMPRESSION dictionary`` hints apply where DuckDB writes that compression (see
     :func:`compression_hint`); a file at a newer storage version (chosen with
-    ``--storage-version``, or created by plain DuckDB) gets the tables without them.
+    ``--storage-version``, or created by plain DuckDB) gets the tables without them. Columns
+    a schema file adds to an existing table are filled for the rows already there where they are
+    derived (link's task columns, :func:`tracedb.ingest.derive.fill_comm_task`).
 
     Returns:
         True if the schema files ran, False if the database was current.
@@ -96,6 +98,8 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> bool:
         elif hint != "dictionary":
             sql = re.sub(r"(\s+USING\s+COMPRESSION\s+)dictionary\b", rf"\g<1>{hint}", sql, flags=re.I)
         con.execute(sql)   # DuckDB runs a whole multi-statement file in one call
+    from .ingest.derive import fill_comm_task
+    fill_comm_task(con)     # link rows of a file written before link.plane_seq & co. existed
     for key, value in (("schema_version", SCHEMA_VERSION), ("storage_version", (version or "").rstrip("+")),
                        ("tracedb_version", __version__), ("schema_hash", digest)):
         con.execute("INSERT OR REPLACE INTO tracedb_meta VALUES (?, ?)", [key, value])

@@ -55,6 +55,20 @@ def run(con: duckdb.DuckDBPyConnection, run_id: int, rank: int) -> None:
             execute(con, sql)
 
 
+def fill_comm_task(con: duckdb.DuckDBPyConnection) -> int:
+    """Set link.plane_seq, is_master_plane and the RDMA window columns (derive/075) for every
+    rank whose op tasks lack them: the rows of a file written before those columns existed.
+    Returns the number of ranks filled."""
+    sql = next(sql for name, _guard, sql in _steps() if name.startswith("075_"))
+    ranks = con.execute("SELECT DISTINCT run_id, rank FROM link WHERE plane_seq IS NULL AND op_name IS NOT NULL "
+                        "AND op_ts_ns IS NOT NULL ORDER BY run_id, rank").fetchall()
+    for run_id, rank in ranks:
+        con.execute(f"SET VARIABLE run_id = {int(run_id)}")
+        con.execute(f"SET VARIABLE rank = {int(rank)}")
+        execute(con, sql)
+    return len(ranks)
+
+
 def reclassify(con: duckdb.DuckDBPyConnection) -> int:
     """Apply ``kernel_class_rule`` again to every kernel in the file (derive/130 for every rank
     that has kernels), after a rule was added or changed; returns the number of ranks."""

@@ -7,6 +7,8 @@
 -- (the DELETEs below empty the input tables: never point it at a database you want to keep).
 -- Expected rows follow each query as `-- > v1, v2, ...` lines (SQL expressions, so the hand
 -- arithmetic can stay in them); a query with no `-- >` line expects no rows.
+-- A case that inserts link rows then reads derive/075_comm_task.sql, as the ingest does after
+-- writing them (it sets the task columns comm_task reads, for run 1 rank 0).
 DELETE FROM kernel;
 DELETE FROM link;
 DELETE FROM step;
@@ -25,3 +27,5 @@ ALTER TABLE step ALTER rank SET DEFAULT 0;
 ALTER TABLE link ALTER run_id SET DEFAULT 1;
 ALTER TABLE link ALTER rank SET DEFAULT 0;
 ALTER TABLE link ALTER file_id SET DEFAULT 1;
+SET VARIABLE run_id = 1;
+SET VARIABLE rank = 0;

@@ -19,6 +19,7 @@ FROM (VALUES (0, 'Memcpy', 4294967295, 'ON_CHIP', 0, 2500, 2097152),
              (1, 'Memcpy', 1, 'HCCS_SW', 40000, 16000, 2000000),
              (1, 'Memcpy', 4294967295, 'ON_CHIP', 60000, 1000, 1000))
     AS t(plane_id, task_name, dst_rank, link_type, ts_ns, dur_ns, size_bytes);
+.read ../../../derive/075_comm_task.sql
 -- expect: elapse = last end − first start over all planes = 100000 − 0;
 --         transit = master-plane SDMA copies off chip = Reduce_Inline + Memcpy HCCS_SW = 8000 + 16000;
 --         wait = both Notify_Wait of plane 1 = 10000 + 4000;
@@ -56,6 +57,7 @@ FROM (VALUES ('Notify_Wait', 0, 1000, 0), ('RDMASend', 10000, 2000, 1000000),
              ('Notify_Wait', 18000, 3000, 0), ('Notify_Wait', 22000, 2000, 0),
              ('Notify_Record', 25000, 1000, 0), ('Notify_Wait', 30000, 5000, 0))
     AS t(task_name, ts_ns, dur_ns, size_bytes);
+.read ../../../derive/075_comm_task.sql
 -- expect: payloads (RDMASend, size > 0) = seq 2, 3: a run of 2 starting at seq 2; it closes at
 --         seq 2 + 2 + 5 − 2 = 7 (Notify_Record, ends 26000); window = 26000 − 10000, bytes 2 MB;
 --         seq 2..7 are inside it, so wait = seq 1 + seq 8 = 1000 + 5000; synchronization = the
@@ -84,6 +86,7 @@ INSERT INTO link BY NAME
 SELECT *, 'hcom_send__3_0_1' AS op_name, 0 AS op_ts_ns, 0 AS plane_id, 'RDMA' AS transport_type
 FROM (VALUES ('RDMASend', 0, 1000, 500), ('Notify_Wait', 2000, 1000, 0))
     AS t(task_name, ts_ns, dur_ns, size_bytes);
+.read ../../../derive/075_comm_task.sql
 -- expect: the run (seq 1) would close at seq 1 + 1 + 3 − 2 = 3, which does not exist: no window,
 --         no transit; wait = seq 2 = 1000, all of it synchronization (no transfer at all);
 --         ratios 1000 / (1000 + 0)

@@ -13,6 +13,7 @@ FROM (VALUES ('hcom_allReduce__1_0_1', 0, 0, 'RDMA', 0), ('hcom_allReduce__1_0_1
              ('hcom_broadcast__3_0_1', 200, 2, 'SDMA', 200), ('hcom_broadcast__3_0_1', 200, 3, 'SDMA', 201),
              ('Default/AllReduce-op534_0', 300, 5, 'SDMA', 300))
     AS t(op_name, op_ts_ns, plane_id, transport_type, ts_ns);
+.read ../../../derive/075_comm_task.sql
 SELECT op_name, op_type, comm_kind, plane_id, is_master_plane FROM tracedb_internal.comm_task
 ORDER BY op_ts_ns, plane_id;
 -- > 'hcom_allReduce__1_0_1', 'allreduce', 'collective', 0, true
@@ -30,6 +31,7 @@ INSERT INTO link BY NAME
 SELECT * FROM (VALUES ('hcom_allReduce__1_0_1', 0, 'Memcpy', 10), ('hcom_allReduce__1_0_1', 0, 'Notify_Wait', 5),
                       ('hcom_allReduce__1_0_1', 1000, 'Notify_Wait', 1005), (NULL, NULL, 'Memcpy', 2000))
     AS t(op_name, op_ts_ns, task_name, ts_ns);
+.read ../../../derive/075_comm_task.sql
 -- expect: seq restarts per execution and follows ts (the Notify_Wait at 5 before the Memcpy at 10)
 SELECT op_ts_ns, seq, task_name FROM tracedb_internal.comm_task ORDER BY op_ts_ns, seq;
 -- > 0, 1, 'Notify_Wait'
