@@ -13,7 +13,7 @@ import re
 
 import duckdb
 
-from tests.conftest import corpus_path, ingest_paths
+from conftest import corpus_path, ingest_paths
 
 ASOF = re.compile(r"\bASOF\s+(?:LEFT\s+)?JOIN\b", re.IGNORECASE)
 

@@ -48,8 +48,7 @@ def install_session(con: duckdb.DuckDBPyConnection) -> None:
 def run(con: duckdb.DuckDBPyConnection, run_id: int, rank: int) -> None:
     """Rebuild the derived rows of (run_id, rank): steps, kernels, HCCL link tasks and their
     steps, Kineto memory events, the rank's device id."""
-    con.execute(f"SET VARIABLE run_id = {int(run_id)}")
-    con.execute(f"SET VARIABLE rank = {int(rank)}")
+    _at(con, run_id, rank)
     for _name, guard, sql in _steps():
         if guard is None or execute(con, guard).fetchone()[0]:
             execute(con, sql)
@@ -59,24 +58,30 @@ def fill_comm_task(con: duckdb.DuckDBPyConnection) -> int:
     """Set link.plane_seq, is_master_plane and the RDMA window columns (derive/075) for every
     rank whose op tasks lack them: the rows of a file written before those columns existed.
     Returns the number of ranks filled."""
-    sql = next(sql for name, _guard, sql in _steps() if name.startswith("075_"))
-    ranks = con.execute("SELECT DISTINCT run_id, rank FROM link WHERE plane_seq IS NULL AND op_name IS NOT NULL "
-                        "AND op_ts_ns IS NOT NULL ORDER BY run_id, rank").fetchall()
-    for run_id, rank in ranks:
-        con.execute(f"SET VARIABLE run_id = {int(run_id)}")
-        con.execute(f"SET VARIABLE rank = {int(rank)}")
-        execute(con, sql)
-    return len(ranks)
+    return _run_step(con, "075_", con.execute(
+        "SELECT DISTINCT run_id, rank FROM link WHERE plane_seq IS NULL AND op_name IS NOT NULL "
+        "AND op_ts_ns IS NOT NULL ORDER BY run_id, rank").fetchall())
 
 
 def reclassify(con: duckdb.DuckDBPyConnection) -> int:
     """Apply ``kernel_class_rule`` again to every kernel in the file (derive/130 for every rank
     that has kernels), after a rule was added or changed; returns the number of ranks."""
-    sql = next(sql for name, _guard, sql in _steps() if name.startswith("130_"))
     ranks = con.execute("SELECT DISTINCT run_id, rank FROM kernel ORDER BY run_id, rank").fetchall()
     con.execute("DELETE FROM kernel_rule_match WHERE (run_id, rank) NOT IN (SELECT DISTINCT run_id, rank FROM kernel)")
+    return _run_step(con, "130_", ranks)
+
+
+def _at(con: duckdb.DuckDBPyConnection, run_id: int, rank: int) -> None:
+    """Point the steps' ``getvariable('run_id')`` / ``getvariable('rank')`` at (run_id, rank)."""
+    con.execute(f"SET VARIABLE run_id = {int(run_id)}")
+    con.execute(f"SET VARIABLE rank = {int(rank)}")
+
+
+def _run_step(con: duckdb.DuckDBPyConnection, prefix: str, ranks: list[tuple[int, int]]) -> int:
+    """Run the one derive step whose name starts with ``prefix`` for each (run_id, rank) of
+    ``ranks``, its guard aside; returns the number of ranks."""
+    sql = next(sql for name, _guard, sql in _steps() if name.startswith(prefix))
     for run_id, rank in ranks:
-        con.execute(f"SET VARIABLE run_id = {int(run_id)}")
-        con.execute(f"SET VARIABLE rank = {int(rank)}")
+        _at(con, run_id, rank)
         execute(con, sql)
     return len(ranks)
