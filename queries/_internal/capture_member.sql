@@ -3,15 +3,17 @@
 -- wait and pair; see tracedb_internal.capture_island for the rules and the reference).
 -- Grain:     one row per (kind, run, rank, group_name, other_group_name, member): a kernel,
 --            communication op or copy (kernel_id), or a Notify_Wait task (negative kernel_id).
--- Source:    tracedb_internal.kernel_class; link (Notify_Wait, RDMASend of trace_view.json).
+-- Source:    tracedb_internal.capture_kernel (which kernels are in which union, NPU copies
+--            clipped); link (Notify_Wait, RDMASend of trace_view.json).
 -- Reference: msprof-analyze's whole-capture overall numbers (analyses.md §2.1), as listed in
 --            tracedb_internal.capture_island.
 -- Units:     *_ns integer nanoseconds since the epoch.
 CREATE OR REPLACE VIEW tracedb_internal.capture_member AS
 WITH kc AS (
     -- read once: every branch below uses it (a CTE used several times is computed once)
-    SELECT run_id, rank, kernel_id, group_name, ts_ns, dur_ns, is_communication, is_copy
-    FROM tracedb_internal.kernel_class
+    SELECT run_id, rank, kernel_id, group_name, ts_ns, end_ns, is_communication,
+           in_computing, in_communication, in_busy, in_all, all_start_ns, all_end_ns
+    FROM tracedb_internal.capture_kernel
 ),
 groups AS (
     SELECT DISTINCT run_id, rank, group_name
@@ -53,16 +55,6 @@ wait_plane AS (
           FROM plane_wait) AS x
     WHERE n = 1
 ),
-npu_extent AS (
-    -- NPU: the capture is the extent of computing and communication (CANN's Overlap Analysis, which
-    -- msprof-analyze's text path reads, does not see copies); copies are clipped to it
-    SELECT k.run_id, k.rank, min(k.ts_ns) AS start_ns, max(k.ts_ns + k.dur_ns) AS end_ns
-    FROM kc AS k
-    JOIN run AS r
-        ON r.run_id = k.run_id
-    WHERE r.platform = 'npu' AND NOT k.is_copy
-    GROUP BY k.run_id, k.rank
-),
 group_pair AS (
     SELECT a.run_id, a.rank, a.group_name, b.group_name AS other_group_name
     FROM groups AS a
@@ -71,53 +63,44 @@ group_pair AS (
 ),
 member AS (
     SELECT 'computing' AS kind, run_id, rank, CAST(NULL AS VARCHAR) AS group_name,
-           CAST(NULL AS VARCHAR) AS other_group_name, kernel_id, ts_ns AS start_ns, ts_ns + dur_ns AS end_ns
+           CAST(NULL AS VARCHAR) AS other_group_name, kernel_id, ts_ns AS start_ns, end_ns
     FROM kc
-    WHERE NOT is_communication AND NOT is_copy
+    WHERE in_computing
     UNION ALL
-    SELECT 'communication', run_id, rank, NULL, NULL, kernel_id, ts_ns, ts_ns + dur_ns
+    SELECT 'communication', run_id, rank, NULL, NULL, kernel_id, ts_ns, end_ns
     FROM kc
-    WHERE is_communication
+    WHERE in_communication
     UNION ALL
-    SELECT 'busy', run_id, rank, NULL, NULL, kernel_id, ts_ns, ts_ns + dur_ns
+    SELECT 'busy', run_id, rank, NULL, NULL, kernel_id, ts_ns, end_ns
     FROM kc
-    WHERE NOT is_copy
+    WHERE in_busy
     UNION ALL
-    SELECT 'all', run_id, rank, NULL, NULL, kernel_id, ts_ns, ts_ns + dur_ns
+    SELECT 'all', run_id, rank, NULL, NULL, kernel_id, all_start_ns, all_end_ns
     FROM kc
-    WHERE NOT is_copy
+    WHERE in_all
     UNION ALL
-    SELECT 'all', k.run_id, k.rank, NULL, NULL, k.kernel_id,
-           CASE WHEN x.run_id IS NOT NULL THEN greatest(k.ts_ns, x.start_ns) ELSE k.ts_ns END,
-           CASE WHEN x.run_id IS NOT NULL THEN least(k.ts_ns + k.dur_ns, x.end_ns) ELSE k.ts_ns + k.dur_ns END
-    FROM kc AS k
-    LEFT JOIN npu_extent AS x
-        ON x.run_id = k.run_id AND x.rank = k.rank
-    WHERE k.is_copy
-      AND (x.run_id IS NULL OR (k.ts_ns < x.end_ns AND k.ts_ns + k.dur_ns > x.start_ns))
-    UNION ALL
-    SELECT 'group', k.run_id, k.rank, g.group_name, NULL, k.kernel_id, k.ts_ns, k.ts_ns + k.dur_ns
+    SELECT 'group', k.run_id, k.rank, g.group_name, NULL, k.kernel_id, k.ts_ns, k.end_ns
     FROM kc AS k
     JOIN groups AS g
         ON g.run_id = k.run_id AND g.rank = k.rank
-    WHERE (NOT k.is_communication AND NOT k.is_copy) OR (k.is_communication AND k.group_name = g.group_name)
+    WHERE k.in_computing OR (k.is_communication AND k.group_name = g.group_name)
     UNION ALL
-    SELECT 'wait', k.run_id, k.rank, g.group_name, NULL, k.kernel_id, k.ts_ns, k.ts_ns + k.dur_ns
+    SELECT 'wait', k.run_id, k.rank, g.group_name, NULL, k.kernel_id, k.ts_ns, k.end_ns
     FROM kc AS k
     JOIN wait_plane AS g
         ON g.run_id = k.run_id AND g.rank = k.rank
-    WHERE NOT k.is_communication AND NOT k.is_copy
+    WHERE k.in_computing
     UNION ALL
     SELECT 'wait', w.run_id, w.rank, w.group_name, NULL, -row_number() OVER (ORDER BY w.ts_ns), w.ts_ns, w.ts_ns + w.dur_ns
     FROM notify_wait AS w
     JOIN wait_plane AS p
         ON p.run_id = w.run_id AND p.rank = w.rank AND p.group_name = w.group_name AND p.plane_id = w.plane_id
     UNION ALL
-    SELECT 'pair', k.run_id, k.rank, g.group_name, g.other_group_name, k.kernel_id, k.ts_ns, k.ts_ns + k.dur_ns
+    SELECT 'pair', k.run_id, k.rank, g.group_name, g.other_group_name, k.kernel_id, k.ts_ns, k.end_ns
     FROM kc AS k
     JOIN group_pair AS g
         ON g.run_id = k.run_id AND g.rank = k.rank
-    WHERE (NOT k.is_communication AND NOT k.is_copy)
+    WHERE k.in_computing
        OR (k.is_communication AND k.group_name IN (g.group_name, g.other_group_name))
 )
 SELECT

@@ -1,8 +1,8 @@
 -- capture_union — the length and extent of each union of tracedb_internal.capture_island,
 -- without its islands: what overall_summary and capture_breakdown need.
 -- Grain:     one row per (run, rank, kind, group_name, other_group_name) with at least one member.
--- Source:    tracedb_internal.kernel_class (kinds computing, communication, busy, all: the members
---            of tracedb_internal.capture_member, NPU copies clipped the same way);
+-- Source:    tracedb_internal.capture_kernel (kinds computing, communication, busy, all: the
+--            same members as tracedb_internal.capture_member's, NPU copies clipped);
 --            tracedb_internal.capture_member (kinds group, wait, pair).
 -- Reference: |U| = Σ over the members in start order of max(0, end − max(start, the largest end
 --            before it)); equal to Σ (end − start) over capture_island's islands. Any order of
@@ -13,35 +13,10 @@
 --            one window per (kind, group) over capture_member.
 -- Units:     *_ns integer nanoseconds (start_ns, end_ns since the epoch).
 CREATE OR REPLACE VIEW tracedb_internal.capture_union AS
-WITH kc AS (
-    SELECT run_id, rank, kernel_id, ts_ns, ts_ns + dur_ns AS end_ns, is_communication, is_copy
-    FROM tracedb_internal.kernel_class
-),
-npu_extent AS (
-    -- as in capture_member: on NPU, copies are clipped to the extent of computing and
-    -- communication (its start is the earliest non-copy start, so a clipped start
-    -- greatest(ts_ns, start_ns) keeps the kernels' start order)
-    SELECT k.run_id, k.rank, min(k.ts_ns) AS start_ns, max(k.end_ns) AS end_ns
-    FROM kc AS k
-    JOIN run AS r
-        ON r.run_id = k.run_id
-    WHERE r.platform = 'npu' AND NOT k.is_copy
-    GROUP BY k.run_id, k.rank
-),
-member AS (
-    SELECT
-        k.run_id, k.rank, k.kernel_id, k.ts_ns, k.end_ns,
-        NOT k.is_communication AND NOT k.is_copy AS in_computing,
-        k.is_communication AS in_communication,
-        NOT k.is_copy AS in_busy,
-        NOT k.is_copy OR x.run_id IS NULL OR (k.ts_ns < x.end_ns AND k.end_ns > x.start_ns) AS in_all,
-        CASE WHEN k.is_copy AND x.run_id IS NOT NULL THEN greatest(k.ts_ns, x.start_ns) ELSE k.ts_ns END
-            AS all_start_ns,
-        CASE WHEN k.is_copy AND x.run_id IS NOT NULL THEN least(k.end_ns, x.end_ns) ELSE k.end_ns END
-            AS all_end_ns
-    FROM kc AS k
-    LEFT JOIN npu_extent AS x
-        ON x.run_id = k.run_id AND x.rank = k.rank
+WITH member AS (
+    SELECT run_id, rank, kernel_id, ts_ns, end_ns, in_computing, in_communication, in_busy, in_all,
+           all_start_ns, all_end_ns
+    FROM tracedb_internal.capture_kernel
 ),
 with_previous_end AS (
     SELECT
