@@ -11,6 +11,7 @@ import duckdb
 import pytest
 
 from tracedb.ingest.sources.jsonsource import scan_metadata
+from conftest import FIXTURES
 from tracedb.timeconv import json_us_to_ns, us_text_to_ns
 
 CASES = [
@@ -67,14 +68,28 @@ def test_scan_metadata_finds_every_m_event(tmp_path, monkeypatch, chunk, memmem)
     events += [{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": "2.000", "dur": 1}] * 3000
     f = tmp_path / "t.json"
     body = json.dumps(events)
-    body = body[:-1] + ', {"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"Stream 1"}}]'
+    # torch_npu's Ascend Hardware order: args (an object) before "ph", and a brace in a string
+    body = body[:-1] + (', {"name": "process_name", "pid": 2, "tid": 0, "args": {"name": "Ascend {Hardware"}, '
+                        '"ph": "M"}, {"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"Stream 1"}}]')
     f.write_text(body)
     found = scan_metadata(f)
     assert [(e["name"], e["args"]["name"]) for e in found] == [("process_name", "Python"),
+                                                              ("process_name", "Ascend {Hardware"),
                                                               ("thread_name", "Stream 1")]
     # from an offset: only the events that start after it
-    tail = scan_metadata(f, start=len(body.encode()) - 200)
+    tail = scan_metadata(f, start=body.encode().rfind(b'{"ph":"M","name":"thread_name"') - 2)
     assert [(e["name"], e["args"]["name"]) for e in tail] == [("thread_name", "Stream 1")]
+
+
+def test_scan_metadata_finds_every_m_event_of_a_torch_npu_trace():
+    # the level1 trace_view.json (fixtures, a copy of the corpus file): 9 M events with "ph" first (the framework part) and
+    # 71 with args before "ph" (CANN's part); the scan must find the same events, in file
+    # order, as a full parse of the file
+    for rank in (0, 1):
+        path = FIXTURES / f"ascend/level1/rank{rank}_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json"
+        expected = [e for e in json.loads(path.read_text()) if e.get("ph") == "M"]
+        assert len(expected) == 80
+        assert scan_metadata(path) == expected
 
 
 def test_csv_cells_trimmed_once_per_row(tmp_path):

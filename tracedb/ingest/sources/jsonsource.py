@@ -489,35 +489,39 @@ def scan_metadata(path: Path, start: int = 0) -> list[dict]:
     """The metadata (``"ph": "M"``) events of an uncompressed trace file, found by a byte scan
     from byte ``start`` to the end.
 
-    Only a few hundred events name processes and threads. The file is read in 16 MiB chunks
-    into one reused buffer (not a memory map: its pages would count as resident memory); the
-    literal ``"M"`` (rare outside ph values) is searched with :func:`_find_all`, each hit must
-    follow ``"ph":``, and the enclosing object is decoded. Missed events (before ``start``, or
-    an event cut by it) are caught after the read (the chrome reader names threads from the
-    rows), so this is an optimisation, never the source of truth.
+    Only a few hundred events name processes and threads. The file is read in chunks of up to
+    16 MiB into one reused buffer (not a memory map: its pages would count as resident memory;
+    no larger than the bytes to scan: a fresh 16 MiB buffer costs ~8 ms); the literal ``"M"``
+    (rare outside ph values) is searched with :func:`_find_all`, each hit must follow
+    ``"ph":``, and the innermost object that encloses it is decoded: torch_npu writes the
+    Ascend Hardware metadata as ``{"name": …, "args": {"name": …}, "ph": "M"}``, where the
+    nearest ``{`` before the hit opens ``args``. Missed events (before ``start``, or an event
+    cut by it) are caught after the read (the chrome reader names threads from the rows, with
+    two UPDATEs of the file's events), so this is an optimisation, never the source of truth.
     """
     found, seen = [], set()
     back, ahead = 4096, 65536          # an M event starts <= 4 KiB before "ph" and is < 64 KiB long
-    buf = bytearray(SCAN_CHUNK + back + ahead)
+    try:
+        todo = max(0, path.stat().st_size - start)
+    except OSError:
+        todo = SCAN_CHUNK
+    chunk = max(1, min(SCAN_CHUNK, todo))
+    buf = bytearray(chunk + back + ahead)
     view = memoryview(buf)
     with open(path, "rb") as f:
         f.seek(start)
         filled, base = 0, start        # buf[:filled] holds file bytes [base, base + filled)
         while True:
-            got = f.readinto(view[filled:filled + SCAN_CHUNK])
+            got = f.readinto(view[filled:filled + chunk])
             filled += got
             end = filled if not got else max(0, filled - ahead)
             for hit in _find_all(buf, b'"M"', end):
-                key = _PH_KEY.search(buf, max(0, hit - 64), hit)
-                begin = buf.rfind(b"{", max(0, hit - back), hit) if key else -1
-                if begin >= 0 and base + begin not in seen:
-                    try:
-                        ev, _ = _DECODER.raw_decode(buf[begin:min(begin + ahead, filled)].decode("utf-8", "replace"))
-                    except (ValueError, RecursionError):
-                        ev = None
-                    if isinstance(ev, dict) and ev.get("ph") == "M":
-                        seen.add(base + begin)
-                        found.append(ev)
+                if not _PH_KEY.search(buf, max(0, hit - 64), hit):
+                    continue
+                begin, ev = _enclosing_object(buf, hit, max(0, hit - back), filled, ahead)
+                if isinstance(ev, dict) and ev.get("ph") == "M" and base + begin not in seen:
+                    seen.add(base + begin)
+                    found.append(ev)
             if not got:
                 view.release()
                 return found
@@ -525,6 +529,24 @@ def scan_metadata(path: Path, start: int = 0) -> list[dict]:
             view[:filled - keep] = view[keep:filled]
             filled, base = filled - keep, base + keep
 
+
+
+def _enclosing_object(buf: bytearray, hit: int, lo: int, filled: int, ahead: int) -> tuple[int, object]:
+    """(start, decoded value) of the innermost JSON object in ``buf`` that opens at or after
+    ``lo`` and encloses offset ``hit``; (-1, None) if none does. Tries each ``{`` before the hit,
+    nearest first: one that decodes to a value ending before the hit (a nested ``args``) or
+    does not decode (a brace inside a string) is passed over."""
+    begin = buf.rfind(b"{", lo, hit)
+    while begin >= 0:
+        text = buf[begin:min(begin + ahead, filled)].decode("utf-8", "replace")
+        try:
+            ev, length = _DECODER.raw_decode(text)
+        except (ValueError, RecursionError):
+            ev, length = None, 0
+        if ev is not None and len(text[:length].encode("utf-8", "replace")) > hit - begin:
+            return begin, ev
+        begin = buf.rfind(b"{", lo, begin)
+    return -1, None
 
 def _libc_memmem():
     try:
