@@ -722,6 +722,10 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
         if ids["BASELINE"] == ids["COMPARISON"]:
             raise QueryError(f"baseline and comparison are the same run ({b_name}).",
                              hint="compare two runs, e.g. tracedb compare gpu_run npu_run.")
+        # two threads run statements from here on (overall_comparison beside the alignment and
+        # op_diff): as while the sides are ingested, DuckDB gets one thread fewer meanwhile
+        threads = int(con.execute("SELECT current_setting('threads')").fetchone()[0])
+        con.execute(f"SET threads = {max(1, threads - 1)}")
         with ThreadPoolExecutor(1, thread_name_prefix="tracedb-overall") as pool:
             # overall_comparison needs neither the roles nor the alignment: a second connection
             # reads it for the two runs by name while this one aligns the ops (Python, one core)
@@ -744,6 +748,7 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
             finally:
                 wait([overall])
                 cur.close()
+                con.execute(f"SET threads = {threads}")
         report.sections[:0] = overall.result()        # overall_comparison first, then op_diff
         return report
     except duckdb.Error as e:
