@@ -19,6 +19,8 @@ _STRIP = "' \t\r\n\"'"
 
 
 _NULL_WORDS = ("", "N/A", "NA", "NULL", "NONE", "-")
+# the words as one case-insensitive full-match pattern ('' is the empty alternative)
+_NULL_WORD_RE = "(?i)" + "|".join(w.lower() for w in _NULL_WORDS)
 
 
 def trim_text(expr: str) -> str:
@@ -35,13 +37,14 @@ def clean_text(expr: str, trimmed: bool = False) -> str:
     NULL for '', 'N/A', 'NA', 'NULL', 'None' and '-'. ``trimmed``: ``expr`` is text trimmed
     already (:func:`trim_text`, e.g. :meth:`tracedb.ingest.sources.csvsource.CsvFile.cell`).
 
-    The words are compared in an OR chain, not ``IN (...)``: DuckDB turns an IN list of six
-    constants (and list_contains) into a hash join, and a join gives up the file order of the
-    rows it passes, which kernel_details.csv's kernel_id is taken from (measured: 355 k of
-    456 k kernels out of order on a 116 MB file)."""
+    The words are matched by one ``regexp_full_match`` (case-insensitive), not ``IN (...)``:
+    DuckDB turns an IN list of six constants (and list_contains) into a hash join, and a join
+    gives up the file order of the rows it passes, which kernel_details.csv's kernel_id is
+    taken from (355 k of 456 k kernels out of order on a 116 MB file). One function call plans
+    in a fraction of the time of the six-comparison OR chain it replaces (a cell's check is in
+    every numeric column of every CSV INSERT) and runs no slower."""
     t = _text(expr, trimmed)
-    words = " OR ".join(f"upper({t}) = '{w}'" for w in _NULL_WORDS)
-    return f"CASE WHEN {words} THEN NULL ELSE {t} END"
+    return f"CASE WHEN regexp_full_match({t}, '{_NULL_WORD_RE}') THEN NULL ELSE {t} END"
 
 
 def us_text_to_ns(expr: str, compact: bool = False, trimmed: bool = False) -> str:
