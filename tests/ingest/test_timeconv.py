@@ -12,7 +12,7 @@ import pytest
 
 from tracedb.ingest.sources.jsonsource import scan_metadata
 from conftest import FIXTURES
-from tracedb.timeconv import json_us_to_ns, us_text_to_ns
+from tracedb.timeconv import clean_text, json_us_to_ns, us_text_to_ns
 
 CASES = [
     ("1700000000123481.664", 1700000000123481664),   # 19 significant digits: a double cannot hold it
@@ -113,3 +113,14 @@ def test_csv_cells_trimmed_once_per_row(tmp_path):
                    ("N/A", "y", "N/A", None, None, None, 7, 7),
                    ("1736408883694624.810", "z", "1736408883694624.810\t", 1736408883694624810,
                     1736408883694624810, "1736408883694624.810", None, None)]
+
+
+@pytest.mark.parametrize("text,cleaned", [("", None), ("n/a", None), ("N/A", None), ("Na", None), ("null", None),
+                                          ("None", None), ("-", None), (None, None), ("\tN/A \r", None),
+                                          ("--", "--"), ("nan", "nan"), ("NULLS", "NULLS"), ("na-", "na-"),
+                                          ("x", "x"), (' "12.5"\t', "12.5")])
+def test_clean_text_null_words(text, cleaned):
+    # '', N/A, NA, NULL, None and '-' in any case (after trimming) are empty cells; any other
+    # text, even one that starts or ends with such a word, is kept
+    con = duckdb.connect()
+    assert con.execute(f"SELECT {clean_text('x')} FROM (SELECT ?::VARCHAR AS x)", [text]).fetchone()[0] == cleaned
