@@ -567,6 +567,36 @@ def _op_diff(con: duckdb.DuckDBPyConnection, ids: dict[str, int], b_name: str, c
     return report
 
 
+def _open_seeded(db: str | Path | None, memory_limit: str) -> tuple[duckdb.DuckDBPyConnection, int | None, bool]:
+    """(connection, vacuum setting to restore, seeded) for a command that ingests: the database
+    opened read-write, its vacuum paused (:func:`_pause_vacuum`) and, when new, seeded from the
+    cached template (:func:`tracedb.template.seed`)."""
+    from . import db as _db, template
+    con = _db.connect(db, memory_limit=memory_limit)
+    try:
+        vacuum = _pause_vacuum(con)
+        return con, vacuum, template.seed(con)
+    except BaseException:
+        con.close()
+        raise
+
+
+def _discard(opening, created: Path | None) -> None:
+    """Close the database :func:`_open_seeded` opened (or failed to), and remove it with its
+    .wal when ``created`` names the file this command created."""
+    from .db import wal_path
+    try:
+        opening.result()[0].close()
+    except BaseException:
+        pass
+    if created is not None:
+        for p in (created, wal_path(created)):
+            try:
+                p.unlink(missing_ok=True)
+            except OSError:
+                pass
+
+
 def _pause_vacuum(con: duckdb.DuckDBPyConnection) -> int | None:
     """Let this command's checkpoints write the new rows as they are (``max_vacuum_tasks = 0``,
     a global DuckDB setting; returns its value to restore, None if this DuckDB lacks it).
@@ -688,21 +718,31 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
 
     if max_kernel_num is not None and max_kernel_num < 0:
         raise QueryError("--max-kernel-num must be 0 or more.")
-    b_name, b_path = _side_name(baseline)
-    c_name, c_path = _side_name(comparison)
+    if os.path.exists(baseline) or os.path.exists(comparison):
+        # a side to ingest: DuckDB opens the database and seeds a new one (tables and views
+        # copied from the cached template) in a helper thread, releasing the GIL, while this
+        # one imports the ingest code and detects the paths' formats
+        from . import template      # imported here, not by both threads at once
+        from .api import DEFAULT_INGEST_MEMORY
+        target = _db.resolve_db_path(db)
+        created = not target.exists()
+        with ThreadPoolExecutor(1, thread_name_prefix="tracedb-open") as opener:
+            opening = opener.submit(_open_seeded, db, memory_limit or DEFAULT_INGEST_MEMORY)
+            try:
+                b_name, b_path = _side_name(baseline)
+                c_name, c_path = _side_name(comparison)
+            except BaseException:
+                _discard(opening, target if created else None)   # a refused path leaves no new file
+                raise
+        con, vacuum, seeded = opening.result()
+    else:
+        b_name, b_path = _side_name(baseline)
+        c_name, c_path = _side_name(comparison)
+        con = _db.connect(db, must_exist=True, memory_limit=memory_limit)
+        vacuum, seeded = _pause_vacuum(con), False
     if b_path and c_path and b_name == c_name:
         b_name, c_name = f"{b_name}_baseline", f"{c_name}_comparison"
-    if b_path or c_path:
-        from .api import DEFAULT_INGEST_MEMORY
-        con = _db.connect(db, memory_limit=memory_limit or DEFAULT_INGEST_MEMORY)
-    else:
-        con = _db.connect(db, must_exist=True, memory_limit=memory_limit)
-    vacuum = _pause_vacuum(con)
     try:
-        seeded = False
-        if b_path or c_path:
-            from . import template
-            seeded = template.seed(con)     # a new database: tables and views copied from the cached template
         sides = [(arg, name, role) for arg, name, is_path, role in ((baseline, b_name, b_path, "baseline"),
                                                                     (comparison, c_name, c_path, "comparison"))
                  if is_path]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import signal
 import threading
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -248,4 +249,11 @@ def test_an_unrecognised_path_stops_before_either_side_is_read(tmp_path):
     with pytest.raises(InputError) as e:
         run_compare(str(corpus_path(f"{L1}/rank0_ascend_pt")), str(tmp_path / "notes"), db)
     assert e.value.file == str(tmp_path / "notes")
-    assert not db.exists()                                  # refused before the database is opened
+    # the database is opened (and a new one seeded) while the paths are detected: a refused
+    # path leaves no new file behind, and an existing database as it was
+    assert not db.exists() and not Path(str(db) + ".wal").exists()
+    run_compare(str(corpus_path(f"{L1}/rank0_ascend_pt")), str(corpus_path(f"{L1}/rank1_ascend_pt")), db)
+    before = db.read_bytes()
+    with pytest.raises(InputError):
+        run_compare(str(tmp_path / "notes"), str(corpus_path(f"{L1}/rank1_ascend_pt")), db)
+    assert db.read_bytes() == before and not Path(str(db) + ".wal").exists()
