@@ -788,7 +788,10 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
             finally:
                 wait([overall])
                 cur.close()
-                con.execute(f"SET threads = {threads}")
+                try:
+                    con.execute(f"SET threads = {threads}")
+                except duckdb.Error:
+                    pass        # the connection is closed below either way
         report.sections[:0] = overall.result()        # overall_comparison first, then op_diff
         return report
     except duckdb.Error as e:

@@ -530,7 +530,6 @@ def scan_metadata(path: Path, start: int = 0) -> list[dict]:
             filled, base = filled - keep, base + keep
 
 
-
 def _enclosing_object(buf: bytearray, hit: int, lo: int, filled: int, ahead: int) -> tuple[int, object]:
     """(start, decoded value) of the innermost JSON object in ``buf`` that opens at or after
     ``lo`` and encloses offset ``hit``; (-1, None) if none does. Tries each ``{`` before the hit,
@@ -547,6 +546,7 @@ def _enclosing_object(buf: bytearray, hit: int, lo: int, filled: int, ahead: int
             return begin, ev
         begin = buf.rfind(b"{", lo, begin)
     return -1, None
+
 
 def _libc_memmem():
     try:
