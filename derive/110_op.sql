@@ -14,7 +14,7 @@
 -- threads, NULL when the file has no fwdbwd flow (msprof-analyze's rule: the flow end's tid is
 -- the backward thread).
 -- module_path is filled by derive/125 (the module tree), kernel_count and the device times by
--- derive/120.
+-- derive/122.
 -- when: SELECT count(*) > 0 FROM source_file WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND format IN ('trace_view', 'kineto')
 DELETE FROM op
 WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND source IN ('trace_view', 'kineto');

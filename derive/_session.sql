@@ -52,7 +52,7 @@ CREATE OR REPLACE TEMP TABLE kernel_details_parsed (
     is_communication BOOLEAN, input_shapes VARCHAR, input_dtypes VARCHAR, output_shapes VARCHAR, block_dim INTEGER
 );
 
--- NPU (trace_view.json) flows of category flow_cat (HostToDevice: the launch, derive/100;
+-- NPU (trace_view.json) flows of category flow_cat (HostToDevice: the launch, derive/101;
 -- async_npu: the framework op, derive/120) that end at a kernel of (run, rank): one row per
 -- (kernel, flow start). The flow ends at the kernel's device-side event: a compute kernel's
 -- Ascend Hardware task (its stream and start); an HCCL op's slice on the HCCL/Communication

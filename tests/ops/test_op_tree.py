@@ -1,4 +1,4 @@
-"""The op tree (table op) and kernel attribution (kernel.op_id, kernel.launch_*): derive/100-120.
+"""The op tree (table op) and kernel attribution (kernel.op_id, kernel.launch_*): derive/100-122.
 
 Expected values were read by hand from the fixture's trace_view.json (flows followed with a
 few lines of Python over the JSON, not through tracedb) or are written into the micro Kineto
