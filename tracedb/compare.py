@@ -722,7 +722,9 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
         # a side to ingest: DuckDB opens the database and seeds a new one (tables and views
         # copied from the cached template) in a helper thread, releasing the GIL, while this
         # one imports the ingest code and detects the paths' formats
-        from . import template      # imported here, not by both threads at once
+        # the modules the helper runs, imported here (the ingest code imports them too): no
+        # module is imported by both threads at once
+        from . import registry, schema, template  # noqa: F401
         from .api import DEFAULT_INGEST_MEMORY
         target = _db.resolve_db_path(db)
         created = not target.exists()
