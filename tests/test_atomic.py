@@ -102,9 +102,12 @@ def test_signal_during_parallel_read_exits_130_and_cleans_up(split_rank, tmp_pat
         before = fingerprint(db)
     tmp = tmp_path / "tmp"
     tmp.mkdir()
+    # the signal's default disposition in the child: a test run started in the background of a
+    # non-interactive shell ignores SIGINT, which tracedb (rightly) keeps ignoring
     proc = subprocess.Popen([sys.executable, "-m", "tracedb.cli", "ingest", "--db", str(db), str(split_rank)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                            env=dict(os.environ, TMPDIR=str(tmp)))
+                            env=dict(os.environ, TMPDIR=str(tmp)),
+                            preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while not list(tmp.glob("tracedb-split-*")) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
