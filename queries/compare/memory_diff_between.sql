@@ -33,24 +33,31 @@ pair AS (
 aligned AS (
     SELECT count(*) AS n FROM pair
 ),
+run_op AS (
+    -- the two runs' ops, named once: compare_op is a view (op, its parent op, the name map and
+    -- the compared steps), and each use of it is planned again
+    SELECT run_id, rank, op_id, op_key, ts_ns, dur_ns, is_top
+    FROM tracedb_internal.compare_op
+    WHERE run_id IN (SELECT run_id FROM b_run UNION ALL SELECT run_id FROM c_run)
+),
 ops AS (
     SELECT 'b' AS side, o.run_id, o.rank, o.op_id, o.op_key, o.ts_ns, o.dur_ns
-    FROM tracedb_internal.compare_op AS o
+    FROM run_op AS o
     JOIN b_run ON o.run_id = b_run.run_id
     JOIN pair AS m ON m.baseline_rank = o.rank AND m.baseline_op_id = o.op_id
     UNION ALL
     SELECT 'b' AS side, o.run_id, o.rank, o.op_id, o.op_key, o.ts_ns, o.dur_ns
-    FROM tracedb_internal.compare_op AS o
+    FROM run_op AS o
     JOIN b_run ON o.run_id = b_run.run_id
     WHERE o.is_top AND (SELECT n FROM aligned) = 0
     UNION ALL
     SELECT 'c' AS side, o.run_id, o.rank, o.op_id, o.op_key, o.ts_ns, o.dur_ns
-    FROM tracedb_internal.compare_op AS o
+    FROM run_op AS o
     JOIN c_run ON o.run_id = c_run.run_id
     JOIN pair AS m ON m.comparison_rank = o.rank AND m.comparison_op_id = o.op_id
     UNION ALL
     SELECT 'c' AS side, o.run_id, o.rank, o.op_id, o.op_key, o.ts_ns, o.dur_ns
-    FROM tracedb_internal.compare_op AS o
+    FROM run_op AS o
     JOIN c_run ON o.run_id = c_run.run_id
     WHERE o.is_top AND (SELECT n FROM aligned) = 0
 ),
@@ -115,7 +122,7 @@ per_op AS (
 ranks AS (
     SELECT sum(CASE WHEN o.run_id = (SELECT run_id FROM b_run) THEN 1 ELSE 0 END) AS b_n,
            sum(CASE WHEN o.run_id = (SELECT run_id FROM c_run) THEN 1 ELSE 0 END) AS c_n
-    FROM (SELECT DISTINCT run_id, rank FROM tracedb_internal.compare_op) AS o
+    FROM (SELECT DISTINCT run_id, rank FROM run_op) AS o
 ),
 agg AS (
     SELECT op_key,

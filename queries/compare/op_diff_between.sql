@@ -20,6 +20,13 @@ WITH b_run AS (
 c_run AS (
     SELECT run_id FROM run WHERE run_name = comparison_run
 ),
+ops AS (
+    -- the two runs' ops, named once: compare_op is a view (op, its parent op, the name map and
+    -- the compared steps), and each use of it is planned again
+    SELECT run_id, rank, op_id, op_key, device_total_ns, is_top
+    FROM tracedb_internal.compare_op
+    WHERE run_id IN (SELECT run_id FROM b_run UNION ALL SELECT run_id FROM c_run)
+),
 pair AS (
     SELECT m.*
     FROM op_match AS m
@@ -31,33 +38,33 @@ aligned AS (
 ),
 b_ops AS (
     SELECT o.op_key, o.rank, o.device_total_ns
-    FROM tracedb_internal.compare_op AS o
+    FROM ops AS o
     JOIN b_run ON o.run_id = b_run.run_id
     JOIN pair AS m ON m.baseline_rank = o.rank AND m.baseline_op_id = o.op_id
     UNION ALL
     SELECT o.op_key, o.rank, o.device_total_ns
-    FROM tracedb_internal.compare_op AS o
+    FROM ops AS o
     JOIN b_run ON o.run_id = b_run.run_id
     WHERE o.is_top AND (SELECT n FROM aligned) = 0
 ),
 c_ops AS (
     SELECT o.op_key, o.rank, o.device_total_ns
-    FROM tracedb_internal.compare_op AS o
+    FROM ops AS o
     JOIN c_run ON o.run_id = c_run.run_id
     JOIN pair AS m ON m.comparison_rank = o.rank AND m.comparison_op_id = o.op_id
     UNION ALL
     SELECT o.op_key, o.rank, o.device_total_ns
-    FROM tracedb_internal.compare_op AS o
+    FROM ops AS o
     JOIN c_run ON o.run_id = c_run.run_id
     WHERE o.is_top AND (SELECT n FROM aligned) = 0
 ),
 b_ranks AS (
     SELECT count(DISTINCT o.rank) AS n
-    FROM tracedb_internal.compare_op AS o JOIN b_run ON o.run_id = b_run.run_id
+    FROM ops AS o JOIN b_run ON o.run_id = b_run.run_id
 ),
 c_ranks AS (
     SELECT count(DISTINCT o.rank) AS n
-    FROM tracedb_internal.compare_op AS o JOIN c_run ON o.run_id = c_run.run_id
+    FROM ops AS o JOIN c_run ON o.run_id = c_run.run_id
 ),
 b AS (
     SELECT op_key, count(*) AS calls, sum(device_total_ns) AS total_ns FROM b_ops GROUP BY op_key
