@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import threading
+from contextlib import contextmanager
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -567,6 +568,23 @@ def _op_diff(con: duckdb.DuckDBPyConnection, ids: dict[str, int], b_name: str, c
     return report
 
 
+@contextmanager
+def _one_thread_fewer(con: duckdb.DuckDBPyConnection):
+    """DuckDB's ``threads`` lowered by one (not below 1) inside the block, restored after, while
+    two of tracedb's threads run statements: DuckDB counts the thread that runs a statement
+    as one of its threads, so it then runs no more threads than it was given. A failed
+    restore cannot hide the block's own error (the caller closes the connection)."""
+    threads = int(con.execute("SELECT current_setting('threads')").fetchone()[0])
+    con.execute(f"SET threads = {max(1, threads - 1)}")
+    try:
+        yield
+    finally:
+        try:
+            con.execute(f"SET threads = {threads}")
+        except duckdb.Error:
+            pass
+
+
 def _open_seeded(db: str | Path | None, memory_limit: str) -> tuple[duckdb.DuckDBPyConnection, int | None, bool]:
     """(connection, vacuum setting to restore, seeded) for a command that ingests: the database
     opened read-write, its vacuum paused (:func:`_pause_vacuum`) and, when new, seeded from the
@@ -581,20 +599,17 @@ def _open_seeded(db: str | Path | None, memory_limit: str) -> tuple[duckdb.DuckD
         raise
 
 
-def _discard(opening, created: Path | None) -> None:
-    """Close the database :func:`_open_seeded` opened (or failed to), and remove it with its
-    .wal when ``created`` names the file this command created."""
-    from .db import wal_path
+def _discard(opening, created: tuple[Path, bool] | None) -> None:
+    """Close the database :func:`_open_seeded` opened (or failed to), and remove it as a failed
+    ``tracedb ingest`` does when ``created`` is (its path, whether a .wal was there before):
+    the file this command created."""
+    from .api import _remove_created
     try:
         opening.result()[0].close()
     except BaseException:
         pass
     if created is not None:
-        for p in (created, wal_path(created)):
-            try:
-                p.unlink(missing_ok=True)
-            except OSError:
-                pass
+        _remove_created(*created)
 
 
 def _pause_vacuum(con: duckdb.DuckDBPyConnection) -> int | None:
@@ -663,8 +678,6 @@ def _ingest_sides(con: duckdb.DuckDBPyConnection, sides: list[tuple[str, str, st
     jobs = max(1, pkg.default_jobs() // 2)      # worker processes of a side with many ranks
     cursors = [con.cursor() for _ in sides]
     stop = threading.Event()
-    threads = int(con.execute("SELECT current_setting('threads')").fetchone()[0])
-    con.execute(f"SET threads = {max(1, threads - 1)}")
 
     def side(cur, floor: tuple[int, int], path: str, name: str, role: str) -> None:
         def say(line: str) -> None:
@@ -677,7 +690,7 @@ def _ingest_sides(con: duckdb.DuckDBPyConnection, sides: list[tuple[str, str, st
                    schema_current=True)
 
     try:
-        with ThreadPoolExecutor(2, thread_name_prefix="tracedb-side") as pool:
+        with _one_thread_fewer(con), ThreadPoolExecutor(2, thread_name_prefix="tracedb-side") as pool:
             futures = [pool.submit(side, cur, floor, *s) for cur, floor, s in zip(cursors, floors, sides)]
             try:
                 wait(futures)
@@ -693,7 +706,6 @@ def _ingest_sides(con: duckdb.DuckDBPyConnection, sides: list[tuple[str, str, st
     finally:
         for cur in cursors:
             cur.close()
-        con.execute(f"SET threads = {threads}")
 
 
 def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
@@ -727,14 +739,14 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
         from . import registry, schema, template  # noqa: F401
         from .api import DEFAULT_INGEST_MEMORY
         target = _db.resolve_db_path(db)
-        created = not target.exists()
+        created = None if target.exists() else (target, _db.wal_path(target).exists())
         with ThreadPoolExecutor(1, thread_name_prefix="tracedb-open") as opener:
             opening = opener.submit(_open_seeded, db, memory_limit or DEFAULT_INGEST_MEMORY)
             try:
                 b_name, b_path = _side_name(baseline)
                 c_name, c_path = _side_name(comparison)
             except BaseException:
-                _discard(opening, target if created else None)   # a refused path leaves no new file
+                _discard(opening, created)   # a refused path leaves no new file
                 raise
         con, vacuum, seeded = opening.result()
     else:
@@ -766,9 +778,7 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
                              hint="compare two runs, e.g. tracedb compare gpu_run npu_run.")
         # two threads run statements from here on (overall_comparison beside the alignment and
         # op_diff): as while the sides are ingested, DuckDB gets one thread fewer meanwhile
-        threads = int(con.execute("SELECT current_setting('threads')").fetchone()[0])
-        con.execute(f"SET threads = {max(1, threads - 1)}")
-        with ThreadPoolExecutor(1, thread_name_prefix="tracedb-overall") as pool:
+        with _one_thread_fewer(con), ThreadPoolExecutor(1, thread_name_prefix="tracedb-overall") as pool:
             # overall_comparison needs neither the roles nor the alignment: a second connection
             # reads it for the two runs by name while this one aligns the ops (Python, one core)
             # and reads op_diff
@@ -790,10 +800,6 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
             finally:
                 wait([overall])
                 cur.close()
-                try:
-                    con.execute(f"SET threads = {threads}")
-                except duckdb.Error:
-                    pass        # the connection is closed below either way
         report.sections[:0] = overall.result()        # overall_comparison first, then op_diff
         return report
     except duckdb.Error as e:
