@@ -1,7 +1,7 @@
 -- Steps of an Ascend profiler DB (STEP_TIME, kept in ascend_db_step by readers/ascend_db.py):
 -- the host window of ProfilerStep#N as torch_npu wrote it. A step the rank's trace already
 -- gave (010) keeps that window; 050 adds the device window from the kernels.
--- when: SELECT count(*) > 0 FROM source_file WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND format = 'ascend_db'
+-- when-format: ascend_db
 INSERT INTO step (run_id, rank, step, host_start_ns, host_end_ns)
 SELECT run_id, rank, step, min(start_ns), max(end_ns)
 FROM ascend_db_step AS d

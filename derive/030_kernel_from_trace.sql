@@ -8,7 +8,8 @@
 -- names the non-kernel ones NOTIFY_WAIT, MEMCPY_ASYNC, Other ...; kernels have op names).
 -- Communication = op-level slices on "Group <g> Communication" threads of the HCCL /
 -- Communication process. Step: the last step whose host window started at or before the task.
--- when: SELECT count(*) FILTER (WHERE format = 'trace_view') > 0 AND count(*) FILTER (WHERE format = 'kernel_details') = 0 FROM source_file WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+-- when-format: trace_view
+-- unless-format: kernel_details
 INSERT INTO kernel BY NAME
 WITH tasks AS (
     SELECT file_id, name, ts_ns, dur_ns, tid, thread_name,

@@ -9,7 +9,7 @@
 -- "Task Type", op_type = the task name, stream = tid, never communication. kernel_id: after
 -- every other kernel of the rank (kernel_details.csv lines or trace tasks), by start, name,
 -- stream. Step: the last step whose host window started at or before the task.
--- when: SELECT count(*) > 0 FROM source_file WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND format = 'trace_view'
+-- when-format: trace_view
 INSERT INTO kernel BY NAME
 WITH copy AS (
     SELECT file_id, name, ts_ns, dur_ns, tid, a[1] AS task_type, TRY_CAST(a[2] AS BIGINT) AS size_bytes,

@@ -12,7 +12,7 @@
 -- bp_end: the last step's tail). Times are the timeline's relative ns, not the epoch. Step
 -- rows are added for steps the rank does not have yet (step_trace_raw steps keep their own
 -- windows and points); derive/050 then sets their device windows from the kernels.
--- when: SELECT count(*) > 0 FROM source_file WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND format = 'mindspore_timeline'
+-- when-format: mindspore_timeline
 DELETE FROM kernel
 WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND source = 'mindspore_timeline';
 

@@ -9,7 +9,7 @@
 -- Device)" → HtoD; DtoH, DtoD, PtoP, HtoH), Memset for memsets; size_bytes = args "bytes";
 -- accelerator_core MEMCPY or MEMSET; never communication. Rows are written in kernel_id order (a parallel INSERT
 -- leaves a partial row group per thread, which the next checkpoint rewrites).
--- when: SELECT count(*) > 0 FROM source_file WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND format = 'kineto'
+-- when-format: kineto
 INSERT INTO kernel BY NAME
 WITH kineto AS (
     FROM rank_files(getvariable('run_id'), getvariable('rank'), ['kineto'])

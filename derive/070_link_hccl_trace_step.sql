@@ -2,7 +2,7 @@
 -- step_trace_raw windows, an op takes the step whose [start, end) holds its first task (before
 -- the first window: the first step; after the last: the last). Both files share the device
 -- counter clock.
--- when: SELECT count(*) > 0 FROM source_file WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND format = 'hccl_trace'
+-- when-format: hccl_trace
 UPDATE link SET step = s.step
 FROM (
     WITH windows AS (

@@ -9,7 +9,7 @@
 -- condition becomes two inequalities on one key, which DuckDB runs as an IEJoin instead of a
 -- hash join on the thread filtered pair by pair; the steps go through temporary tables (inside
 -- one INSERT the planner picked a piecewise merge join).
--- when: SELECT count(*) > 0 FROM source_file WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND format = 'kineto'
+-- when-format: kineto
 DELETE FROM memory WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND kind = 'event';
 
 CREATE OR REPLACE TEMP TABLE _memory_event AS

@@ -7,7 +7,7 @@
 -- correlation has no runtime event takes the start of its ac2g / async_gpu / async flow (the
 -- flow end bound to the kernel: same pid, tid and ts) for launch_tid / launch_ts_ns, name and
 -- duration unknown. Kineto's flow ids are the correlation ids, so both rules name the same call.
--- when: SELECT count(*) > 0 FROM source_file WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND format = 'kineto'
+-- when-format: kineto
 UPDATE kernel SET launch_name = l.launch_name, launch_tid = l.launch_tid, launch_ts_ns = l.launch_ts_ns,
                   launch_dur_ns = l.launch_dur_ns
 FROM (

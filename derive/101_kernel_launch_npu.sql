@@ -12,7 +12,7 @@
 -- events (Level0) gives the flow start as launch_tid / launch_ts_ns, name and duration NULL.
 -- Without a HostToDevice flow the launch stays NULL (the async_npu flow starts at the
 -- framework op, see op).
--- when: SELECT count(*) > 0 FROM source_file WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND format = 'trace_view'
+-- when-format: trace_view
 UPDATE kernel SET launch_name = l.launch_name, launch_tid = l.launch_tid, launch_ts_ns = l.launch_ts_ns,
                   launch_dur_ns = l.launch_dur_ns
 FROM (

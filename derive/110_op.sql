@@ -15,7 +15,7 @@
 -- the backward thread).
 -- module_path is filled by derive/125 (the module tree), kernel_count and the device times by
 -- derive/122.
--- when: SELECT count(*) > 0 FROM source_file WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND format IN ('trace_view', 'kineto')
+-- when-format: trace_view kineto
 DELETE FROM op
 WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND source IN ('trace_view', 'kineto');
 

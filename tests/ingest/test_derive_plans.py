@@ -36,8 +36,9 @@ def test_every_asof_join_of_the_derive_steps_plans_as_an_asof_join(tmp_path):
         con.execute("SET VARIABLE run_id = 1")
         con.execute("SET VARIABLE rank = 1")
         checked = []
-        for name, _guard, sql in derive._steps():     # every step, guards aside: each runs without
-            for statement in con.extract_statements(sql):
+        for step in derive._steps():     # every step, guards aside: each runs without
+            name = step.name
+            for statement in con.extract_statements(step.sql):
                 text = re.sub(r"--[^\n]*", "", str(statement.query))
                 joins = len(ASOF.findall(text))
                 if joins:
@@ -49,3 +50,22 @@ def test_every_asof_join_of_the_derive_steps_plans_as_an_asof_join(tmp_path):
         assert [c for c in checked if c[1] != c[2]] == [], checked
     finally:
         con.close()
+
+
+def test_format_guards_name_real_formats_and_select_the_steps():
+    """The ``-- when-format:`` / ``-- unless-format:`` headers name formats a reader writes (a
+    typo would skip the step for every rank), and a rank's formats pick the steps the SQL guards
+    they replaced picked (hand-written: trace_view + kernel_details runs 031/101/110, not 030)."""
+    from tracedb.ingest import derive
+    from tracedb.ingest.readers import READERS
+
+    steps = {s.name[:3]: s for s in derive._steps()}
+    for s in steps.values():
+        assert (s.formats or frozenset()) | s.not_formats <= set(READERS), s.name
+    npu = {"trace_view", "kernel_details", "step_trace_time", "memory_record"}
+    picked = {k for k, s in steps.items() if s.formats is not None and s.applies(npu)}
+    assert picked == {"031", "101", "110"}
+    assert steps["030"].applies({"trace_view"}) and not steps["030"].applies({"kineto"})
+    gpu = {"kineto"}
+    assert {k for k, s in steps.items() if s.formats is not None and s.applies(gpu)} == {"040", "080", "100", "110"}
+    assert steps["010"].formats is None and steps["010"].applies(set())     # unguarded: every rank

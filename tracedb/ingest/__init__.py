@@ -259,8 +259,10 @@ def _derived_rows(con, ranks: set[tuple[int, int]], report: IngestReport) -> Non
     if not ranks:
         return
     keys = ", ".join(f"({int(r)}, {int(k)})" for r, k in sorted(ranks))
-    for table in ("kernel", "link", "step"):
-        n = con.execute(f"SELECT count(*) FROM {table} WHERE (run_id, rank) IN ({keys})").fetchone()[0]
+    tables = ("kernel", "link", "step")
+    counts = con.execute("SELECT " + ", ".join(f"(SELECT count(*) FROM {t} WHERE (run_id, rank) IN ({keys}))"
+                                               for t in tables)).fetchone()
+    for table, n in zip(tables, counts):
         if n:
             report.rows[table] = n
 

@@ -7,12 +7,16 @@ with the DuckDB variables ``run_id`` and ``rank`` set; each rebuilds its rows of
 command or several. ``_session.sql`` holds the temporary macros and the staging table the
 readers and the steps share.
 
-A step whose header has a ``-- when: <query>`` line runs only when that query returns true
-(e.g. the Kineto steps only for ranks with a Kineto trace): a step with nothing to do would
-still scan the rank's events. The steps stay correct when run without their guard.
+A step's header may say when it has work (a step with nothing to do would still scan the
+rank's events): ``-- when-format: F …`` runs it only for a rank with a file of one of these
+formats (``source_file.format``, e.g. the Kineto steps only for ranks with a Kineto trace) and
+``-- unless-format: F …`` only for a rank with none of them (the formats of a rank are read once,
+not by one query per step); ``-- when: <query>`` only when that query returns true (for what an
+earlier step wrote). The steps stay correct when run without their guards.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 from ..db import duckdb, execute   # duckdb: the engine module, see tracedb.db
@@ -20,15 +24,33 @@ from ..db import duckdb, execute   # duckdb: the engine module, see tracedb.db
 from ..schema import sql_dir
 
 
+@dataclass(frozen=True)
+class Step:
+    """One numbered derive file and its guards (see the module docstring)."""
+    name: str
+    formats: frozenset[str] | None      # -- when-format: (None: any rank)
+    not_formats: frozenset[str]         # -- unless-format:
+    guard: str | None                   # -- when: query
+    sql: str
+
+    def applies(self, formats: set[str]) -> bool:
+        """True if a rank with files of ``formats`` passes the format guards."""
+        return (self.formats is None or bool(self.formats & formats)) and not self.not_formats & formats
+
+
+def _header(sql: str, key: str) -> str | None:
+    return next((line[len(key):].strip() for line in sql.splitlines() if line.startswith(key)), None)
+
+
 @lru_cache(maxsize=1)
-def _steps() -> tuple[tuple[str, str | None, str], ...]:
-    """(name, guard query or None, SQL) of every numbered derive file, in order."""
+def _steps() -> tuple[Step, ...]:
+    """Every numbered derive file, in order."""
     out = []
     for path in sorted(sql_dir("derive").glob("[0-9]*.sql")):
         sql = path.read_text()
-        guard = next((line[len("-- when:"):].strip() for line in sql.splitlines()
-                      if line.startswith("-- when:")), None)
-        out.append((path.stem, guard, sql))
+        formats, not_formats = _header(sql, "-- when-format:"), _header(sql, "-- unless-format:")
+        out.append(Step(path.stem, None if formats is None else frozenset(formats.split()),
+                        frozenset((not_formats or "").split()), _header(sql, "-- when:"), sql))
     return tuple(out)
 
 
@@ -49,9 +71,11 @@ def run(con: duckdb.DuckDBPyConnection, run_id: int, rank: int) -> None:
     """Rebuild the derived rows of (run_id, rank): steps, kernels, HCCL link tasks and their
     steps, Kineto memory events, the rank's device id."""
     _at(con, run_id, rank)
-    for _name, guard, sql in _steps():
-        if guard is None or execute(con, guard).fetchone()[0]:
-            execute(con, sql)
+    formats = {f for (f,) in con.execute("SELECT format FROM source_file WHERE run_id = ? AND rank = ?",
+                                         [run_id, rank]).fetchall()}
+    for step in _steps():
+        if step.applies(formats) and (step.guard is None or execute(con, step.guard).fetchone()[0]):
+            execute(con, step.sql)
 
 
 def fill_comm_task(con: duckdb.DuckDBPyConnection) -> int:
@@ -80,7 +104,7 @@ def _at(con: duckdb.DuckDBPyConnection, run_id: int, rank: int) -> None:
 def _run_step(con: duckdb.DuckDBPyConnection, prefix: str, ranks: list[tuple[int, int]]) -> int:
     """Run the one derive step whose name starts with ``prefix`` for each (run_id, rank) of
     ``ranks``, its guard aside; returns the number of ranks."""
-    sql = next(sql for name, _guard, sql in _steps() if name.startswith(prefix))
+    sql = next(step.sql for step in _steps() if step.name.startswith(prefix))
     for run_id, rank in ranks:
         _at(con, run_id, rank)
         execute(con, sql)

@@ -93,10 +93,11 @@ def _insert(con, csv: CsvFile, select: str, params: list, file_id: int, required
     """Run the INSERT … SELECT … FROM read_csv, then reject the file if a required value is empty
     (``required``: CSV column → SQL condition on the inserted rows that is true when it is)."""
     run(con, csv, f"INSERT INTO memory ({_COLUMNS}) {select} FROM {csv.sql()}", params + [csv.src])
-    n = con.execute("SELECT count(*) FROM memory WHERE file_id = ?", [file_id]).fetchone()[0]
-    for column, check in required.items():
-        bad = con.execute(f"SELECT count(*) FROM memory WHERE file_id = ? AND ({check})", [file_id]).fetchone()[0]
-        if bad:
+    checks = list(required.items())
+    n, *bad = con.execute("SELECT count(*)" + "".join(f", count(*) FILTER (WHERE {check})" for _, check in checks)
+                          + " FROM memory WHERE file_id = ?", [file_id]).fetchone()
+    for (column, _check), bad_rows in zip(checks, bad):
+        if bad_rows:
             raw = clean_text(_sql_ident(column))
             raise InputError(f"column {column!r} is empty.", file=str(csv.path),
                              place=first_bad_line(con, csv, f"{raw} IS NULL"),
