@@ -65,14 +65,11 @@ SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, r.file_id,
 FROM rows AS r JOIN files AS f USING (file_id)
 WHERE EXISTS (FROM fwd WHERE kind = 'forward');
 
--- the forward tree (materialised: DuckDB plans an UPDATE joined to the recursive macro
--- two orders of magnitude slower than the macro alone)
+-- the forward tree, materialised for the backward names and module_span (DuckDB plans an
+-- UPDATE joined to the recursive macro two orders of magnitude slower than the macro alone);
+-- the module rows get their parents and paths from both trees at once, in the last UPDATE
 CREATE OR REPLACE TEMP TABLE module_fwd_tree AS
 FROM module_tree(getvariable('run_id'), getvariable('rank'), false);
-
-UPDATE module SET parent_module_id = t.parent_module_id, module_path = t.module_path
-FROM module_fwd_tree AS t
-WHERE module.run_id = getvariable('run_id') AND module.rank = getvariable('rank') AND module.module_id = t.module_id;
 
 -- backward names: the innermost forward module running at the flow start, strictly (a sweep
 -- with +1 one ns after each start and -1 at each end), then the last forward module of that
