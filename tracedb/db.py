@@ -266,6 +266,21 @@ def execute(con, sql: str, params=None):
     return con.execute(statements[-1]) if params is None else con.execute(statements[-1], params)
 
 
+def register_arrow(con, name: str, data) -> None:
+    """``con.register(name, data)`` for a pyarrow table or RecordBatchReader, which DuckDB then
+    scans as a view of that name.
+
+    With DuckDB 2.0 the engine module scans Python Arrow objects only after the ``duckdb``
+    package has been imported (it installs the scan sources); tracedb takes the engine module
+    alone for its start-up time (see above), so the readers that stage SQLite rows through
+    Arrow (torch_npu's profiler DB, Nsight Systems exports) import the package here, once, when
+    they first need it (without it every such ingest failed with "the duckdb package did not
+    set up duckdb._sources").
+    """
+    import duckdb as _package     # noqa: F401 - sets up the engine's Arrow scan (DuckDB 2.0)
+    con.register(name, data)
+
+
 def insert_rows(con, table: str, rows: Sequence[Sequence]) -> None:
     """Append ``rows`` (Python values in ``table``'s column order) in one statement: each column
     goes in as one list parameter, unnested.

@@ -4,6 +4,8 @@ ENUM tables, NVTX text inline) and with NVTX step ranges."""
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
@@ -224,3 +226,18 @@ def test_registered_strings_after_many_inline_nulls(tmp_path, db_path):
     ingest_paths(db_path, src, run="late")
     assert rows(db_path, "SELECT step FROM step") == [(3,)]
     assert rows(db_path, "SELECT count(*) FROM event WHERE cat = 'nvtx' AND name IS NULL") == [(3000,)]
+
+
+def test_the_cli_reads_an_export_in_its_own_process(tmp_path):
+    """`tracedb ingest` as users run it: a fresh interpreter, where tracedb has loaded DuckDB's
+    engine module without the duckdb package. DuckDB 2.0 scans the reader's Arrow tables only
+    after the package is imported, and this test process imports it (conftest), which hid a
+    failure of every CLI ingest of an Nsight export."""
+    path = corpus_path(NSYS)
+    db = tmp_path / "t.duckdb"
+    res = subprocess.run([sys.executable, "-m", "tracedb.cli", "-q", "ingest", "--db", str(db), str(path)],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    n_kernel = _sqlite(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")[0][0]
+    n_memcpy = _sqlite(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY")[0][0]
+    assert rows(db, "SELECT count(*) - count(copy_kind), count(copy_kind) FROM kernel") == [(n_kernel, n_memcpy)]

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ...db import duckdb   # the engine module, see tracedb.db
+from ...db import duckdb, register_arrow   # duckdb: the engine module, see tracedb.db
 
 from ...errors import InputError
 from ..fieldmaps.ascend_db import (ANALYSIS_DB, ANALYSIS_DB_MARKERS, API_TYPE_OP, API_TYPE_TRACE, PROFILER_DB,
@@ -131,7 +131,7 @@ def _load(con: duckdb.DuckDBPyConnection, cur, path: Path, present: dict[str, di
     if any(f.name in ints and not pa.types.is_integer(f.type) and not pa.types.is_null(f.type)
            for f in reader.schema):
         _check_integers(cur, path, table, ints)   # a REAL among the integers: refused, named
-    con.register("_adb_arrow", reader)
+    register_arrow(con, "_adb_arrow", reader)
     try:
         con.execute(f"CREATE OR REPLACE TEMP TABLE {target} AS SELECT {', '.join(casts)} FROM _adb_arrow")
     except duckdb.Error:

@@ -29,7 +29,7 @@ import re
 from contextlib import contextmanager
 from pathlib import Path
 
-from ...db import duckdb, insert_rows   # duckdb: the engine module, see tracedb.db
+from ...db import duckdb, insert_rows, register_arrow   # duckdb: the engine module, see tracedb.db
 
 from ...errors import InputError
 from ..fieldmaps import Field
@@ -110,7 +110,7 @@ def _stage(con, lite, name: str, sql: str) -> None:
     """Copy one SQLite query result into a DuckDB temp table through Arrow."""
     data = _arrow(lite, sql)
     view = f"{_PREFIX}arrow"
-    con.register(view, data)
+    register_arrow(con, view, data)
     try:
         con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREFIX}{name} AS SELECT * FROM {view}")
     finally:
@@ -239,9 +239,9 @@ def _insert_kernels(con, f: SourceFile, epoch0: int, kinds: dict[int, str], act,
     if kinds:
         insert_rows(con, f"{_PREFIX}kinds", [[k, v] for k, v in kinds.items()])
     act_view, rt_view = f"{_PREFIX}act", f"{_PREFIX}rt"
-    con.register(act_view, act)
+    register_arrow(con, act_view, act)
     if rt is not None:
-        con.register(rt_view, rt)
+        register_arrow(con, rt_view, rt)
     # the launch call with the same correlation id in the same process (older exports have no
     # globalPid on the GPU activity: the correlation id alone); the earliest if one repeats
     key = "correlation, pid" if has_pid else "correlation"
