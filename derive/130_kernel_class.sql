@@ -25,13 +25,20 @@ kernel_key AS (
     JOIN run AS r
         ON r.run_id = k.run_id
 ),
-key_best AS (
+key_class AS (
+    -- per output column, the matching rule with the lowest ord that sets it: its ord (to weigh
+    -- against the launching op's rule) and its value, resolved per key rather than per kernel
     SELECT
         x.platform, x.name, x.op_type, x.accelerator_core, x.task_type, x.copy_kind, x.source, x.is_communication,
-        min(CASE WHEN u.category IS NOT NULL THEN u.ord END) AS category_ord,
-        min(CASE WHEN u.sub_category IS NOT NULL THEN u.ord END) AS sub_category_ord,
-        min(CASE WHEN u.direction IS NOT NULL THEN u.ord END) AS direction_ord,
-        min(CASE WHEN u.collective IS NOT NULL THEN u.ord END) AS collective_ord
+        min(u.ord) FILTER (WHERE u.category IS NOT NULL) AS category_ord,
+        arg_min(u.category, u.ord) FILTER (WHERE u.category IS NOT NULL) AS category,
+        arg_min(u.rule_id, u.ord) FILTER (WHERE u.category IS NOT NULL) AS rule_id,
+        min(u.ord) FILTER (WHERE u.sub_category IS NOT NULL) AS sub_category_ord,
+        arg_min(u.sub_category, u.ord) FILTER (WHERE u.sub_category IS NOT NULL) AS sub_category,
+        min(u.ord) FILTER (WHERE u.direction IS NOT NULL) AS direction_ord,
+        arg_min(u.direction, u.ord) FILTER (WHERE u.direction IS NOT NULL) AS direction,
+        min(u.ord) FILTER (WHERE u.collective IS NOT NULL) AS collective_ord,
+        arg_min(u.collective, u.ord) FILTER (WHERE u.collective IS NOT NULL) AS collective
     FROM kernel_key AS x
     JOIN rule AS u
         ON (u.platform IS NULL OR u.platform = x.platform)
@@ -45,15 +52,6 @@ key_best AS (
                       WHEN 'is_communication' THEN CASE WHEN x.is_communication THEN 'true' ELSE 'false' END
                   END) LIKE lower(u.pattern) ESCAPE '\'
     GROUP BY x.platform, x.name, x.op_type, x.accelerator_core, x.task_type, x.copy_kind, x.source, x.is_communication
-),
-key_class AS (
-    -- the winning value of each column per key, resolved here rather than per kernel
-    SELECT b.*, c.category, c.rule_id, s.sub_category, d.direction, t.collective
-    FROM key_best AS b
-    LEFT JOIN rule AS c ON c.ord = b.category_ord
-    LEFT JOIN rule AS s ON s.ord = b.sub_category_ord
-    LEFT JOIN rule AS d ON d.ord = b.direction_ord
-    LEFT JOIN rule AS t ON t.ord = b.collective_ord
 ),
 launch_op AS (
     SELECT DISTINCT run_id, rank, op_id
@@ -87,37 +85,40 @@ op_chain AS (
 op_name_best AS (
     SELECT
         x.platform, x.name,
-        min(CASE WHEN u.category IS NOT NULL THEN u.ord END) AS category_ord,
-        min(CASE WHEN u.sub_category IS NOT NULL THEN u.ord END) AS sub_category_ord,
-        min(CASE WHEN u.direction IS NOT NULL THEN u.ord END) AS direction_ord,
-        min(CASE WHEN u.collective IS NOT NULL THEN u.ord END) AS collective_ord
+        min(u.ord) FILTER (WHERE u.category IS NOT NULL) AS category_ord,
+        arg_min(u.category, u.ord) FILTER (WHERE u.category IS NOT NULL) AS category,
+        arg_min(u.rule_id, u.ord) FILTER (WHERE u.category IS NOT NULL) AS rule_id,
+        min(u.ord) FILTER (WHERE u.sub_category IS NOT NULL) AS sub_category_ord,
+        arg_min(u.sub_category, u.ord) FILTER (WHERE u.sub_category IS NOT NULL) AS sub_category,
+        min(u.ord) FILTER (WHERE u.direction IS NOT NULL) AS direction_ord,
+        arg_min(u.direction, u.ord) FILTER (WHERE u.direction IS NOT NULL) AS direction,
+        min(u.ord) FILTER (WHERE u.collective IS NOT NULL) AS collective_ord,
+        arg_min(u.collective, u.ord) FILTER (WHERE u.collective IS NOT NULL) AS collective
     FROM (SELECT DISTINCT r.platform, c.name FROM op_chain AS c JOIN run AS r ON r.run_id = c.run_id) AS x
     JOIN rule AS u
         ON u.match_field = 'framework_op' AND (u.platform IS NULL OR u.platform = x.platform)
         AND lower(x.name) LIKE lower(u.pattern) ESCAPE '\'
     GROUP BY x.platform, x.name
 ),
-op_best AS (
+op_class AS (
+    -- per launching op and column, the first rule over the ops of its chain
     SELECT
         c.run_id, c.rank, c.op_id,
         min(b.category_ord) AS category_ord,
+        arg_min(b.category, b.category_ord) AS category,
+        arg_min(b.rule_id, b.category_ord) AS rule_id,
         min(b.sub_category_ord) AS sub_category_ord,
+        arg_min(b.sub_category, b.sub_category_ord) AS sub_category,
         min(b.direction_ord) AS direction_ord,
-        min(b.collective_ord) AS collective_ord
+        arg_min(b.direction, b.direction_ord) AS direction,
+        min(b.collective_ord) AS collective_ord,
+        arg_min(b.collective, b.collective_ord) AS collective
     FROM op_chain AS c
     JOIN run AS r
         ON r.run_id = c.run_id
     JOIN op_name_best AS b
         ON b.platform IS NOT DISTINCT FROM r.platform AND b.name = c.name
     GROUP BY c.run_id, c.rank, c.op_id
-),
-op_class AS (
-    SELECT b.*, c.category, c.rule_id, s.sub_category, d.direction, t.collective
-    FROM op_best AS b
-    LEFT JOIN rule AS c ON c.ord = b.category_ord
-    LEFT JOIN rule AS s ON s.ord = b.sub_category_ord
-    LEFT JOIN rule AS d ON d.ord = b.direction_ord
-    LEFT JOIN rule AS t ON t.ord = b.collective_ord
 ),
 best AS (
     -- per column, the launching op's rule when it comes first, else the key's
