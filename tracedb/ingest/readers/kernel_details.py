@@ -33,17 +33,21 @@ def column_exprs(header: list[str], csv: CsvFile | None = None) -> dict[str, str
             continue
         q = ident(src)
         trimmed = csv is not None and kind in ("us", "int", "shape")
-        t = csv.cell(src) if trimmed else q        # the cell trimmed once per row (CsvFile.cell)
+        # with csv, the cell trimmed, cleaned and converted once per row (CsvFile.cell, clean, value)
+        t = csv.cell(src) if trimmed else q
+        checked = csv is not None and (kind == "int" or col == "wait_ns")
+        clean = (csv.clean(src) if trimmed else clean_text(q)) if checked or kind == "shape" else None
         if kind == "us":
-            exprs[col] = ns_in_range(us_text_to_ns(t, compact=csv is not None and csv.compact, trimmed=trimmed))
+            ns = us_text_to_ns(t, compact=csv is not None and csv.compact, trimmed=trimmed)
+            exprs[col] = ns_in_range(csv.value(ns) if csv is not None else ns)
         elif kind == "int":
             exprs[col] = f"TRY_CAST({int_text(t, trimmed)} AS INTEGER)"
         elif kind == "shape":
-            exprs[col] = f"nullif(trim(replace({clean_text(t, trimmed)}, '\"', '')), '')"
+            exprs[col] = f"nullif(trim(replace({clean}, '\"', '')), '')"
         else:
             exprs[col] = f"trim(CAST({q} AS VARCHAR), ' ' || chr(9) || chr(13))"
-        if csv is not None and (kind == "int" or col == "wait_ns"):
-            exprs[col] = csv.number(src, exprs[col], clean_text(t, trimmed))
+        if checked:
+            exprs[col] = csv.number(src, exprs[col], clean)
     return exprs
 
 

@@ -38,12 +38,11 @@ _COLUMNS = ("run_id, rank, file_id, kind, component, name, device, ts_ns, releas
             "active_dur_ns, release_allocated_bytes, release_reserved_bytes, release_active_bytes, addr")
 
 
-def bytes_expr(expr: str, factor: int, trimmed: bool = False) -> str:
-    """SQL: a decimal number of some unit (CSV text, maybe TAB-padded or N/A) × ``factor`` bytes →
-    BIGINT, exact: DECIMAL(38, 18) arithmetic, rounded half away from zero; NULL for blanks/N/A.
-    ``trimmed``: ``expr`` is trimmed already (:func:`tracedb.timeconv.clean_text`)."""
-    t = clean_text(expr, trimmed)
-    return f"TRY_CAST(round(TRY_CAST({t} AS DECIMAL(38, 18)) * {factor}) AS BIGINT)"
+def bytes_expr(clean: str, factor: int) -> str:
+    """SQL: a decimal number of some unit × ``factor`` bytes → BIGINT, exact: DECIMAL(38, 18)
+    arithmetic, rounded half away from zero. ``clean``: the cell's text, trimmed and NULL for
+    blanks/N/A (:meth:`tracedb.ingest.sources.csvsource.CsvFile.clean`)."""
+    return f"TRY_CAST(round(TRY_CAST({clean} AS DECIMAL(38, 18)) * {factor}) AS BIGINT)"
 
 
 def is_mindspore(path: Path, header: list[str]) -> bool:
@@ -79,14 +78,15 @@ class _Columns:
         name = fld.find(self.csv.header)
         if name is None:
             return "NULL"
-        q = self.csv.cell(name)            # the cell trimmed once per row
+        clean = self.csv.clean(name)        # trimmed and cleaned once per row
         if fld.kind == "text":
-            return clean_text(q, trimmed=True)
+            return clean
         if fld.kind == "us":
-            converted = ns_in_range(us_text_to_ns(q, compact=self.csv.compact, trimmed=True))
+            ns = us_text_to_ns(self.csv.cell(name), compact=self.csv.compact, trimmed=True)
+            converted = ns_in_range(self.csv.value(ns))
         else:
-            converted = bytes_expr(q, {"kb": KIB, "mb": self.mb}[fld.kind], trimmed=True)
-        return self.csv.number(name, converted, clean_text(q, trimmed=True))
+            converted = bytes_expr(clean, {"kb": KIB, "mb": self.mb}[fld.kind])
+        return self.csv.number(name, converted, clean)
 
 
 def _insert(con, csv: CsvFile, select: str, params: list, file_id: int, required: dict[str, str]) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ...db import duckdb   # the engine module, see tracedb.db
 
-from ...timeconv import clean_text, int_text, us_text_to_ns
+from ...timeconv import int_text, us_text_to_ns
 from ..fieldmaps import missing
 from ..fieldmaps.step_trace_time import DEVICE, FIELDS, STEP
 from ..sources.csvsource import CsvFile, ns_in_range, open_csv, run
@@ -18,14 +18,13 @@ from ..sources.file import SourceFile
 
 def integer(f: CsvFile, name: str) -> str:
     """SQL: an INTEGER cell (N/A/empty → NULL; text or out of range → error with the line)."""
-    q = f.cell(name)
-    return f.number(name, f"TRY_CAST({int_text(q, trimmed=True)} AS INTEGER)", clean_text(q, trimmed=True))
+    return f.number(name, f"TRY_CAST({int_text(f.cell(name), trimmed=True)} AS INTEGER)", f.clean(name))
 
 
 def microseconds(f: CsvFile, name: str) -> str:
     """SQL: a µs cell → exact BIGINT ns (N/A/empty → NULL; text → error with the line)."""
-    q = f.cell(name)
-    return f.number(name, ns_in_range(us_text_to_ns(q, compact=f.compact, trimmed=True)), clean_text(q, trimmed=True))
+    ns = f.value(us_text_to_ns(f.cell(name), compact=f.compact, trimmed=True))
+    return f.number(name, ns_in_range(ns), f.clean(name))
 
 
 def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:

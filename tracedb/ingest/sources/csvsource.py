@@ -24,7 +24,7 @@ from pathlib import Path
 from ...db import duckdb, execute   # duckdb: the engine module, see tracedb.db
 
 from ...errors import InputError
-from ...timeconv import trim_text
+from ...timeconv import clean_text, trim_text
 from .errors import printable, translate_read_error
 from .paths import literal_path
 
@@ -146,13 +146,16 @@ def check_complete(path: Path, header: list[str]) -> None:
 class CsvFile:
     """One CSV file opened for a reader: ``header``, ``src`` (the path DuckDB reads), the cell
     checks the reader's SQL raises errors from (column → SQL true for a bad cell) and the
-    columns it reads trimmed (column → name of the trimmed column, see :meth:`cell`)."""
+    columns it adds to the file's rows, each computed once per row (see :meth:`sql`): cells
+    trimmed (:meth:`cell`), cleaned (:meth:`clean`) and converted (:meth:`value`)."""
 
     path: Path
     header: list[str]
     src: str
     checks: dict[str, str] = field(default_factory=dict)
     trimmed: dict[str, str] = field(default_factory=dict)
+    cleaned: dict[str, str] = field(default_factory=dict)
+    values: dict[str, str] = field(default_factory=dict)
 
     @property
     def compact(self) -> bool:
@@ -160,29 +163,53 @@ class CsvFile:
         use the compact expressions (:func:`tracedb.timeconv.us_text_to_ns`)."""
         return self.path.stat().st_size < COMPACT_BYTES
 
+    def _alias(self, kind: str, n: int) -> str:
+        alias = f"tracedb_{kind}_{n}"
+        while alias in self.header:
+            alias += "_"
+        return alias
+
     def cell(self, name: str) -> str:
         """SQL: the text of cell ``name`` with surrounding blanks, TAB, CR/LF and quotes removed
         (:func:`tracedb.timeconv.trim_text`), as a column of :meth:`sql` (the raw columns keep
-        their names). A conversion names the cell several times; trimmed once per row in
-        :meth:`sql`, each use is a column reference, and the statement is smaller to plan
-        (planning is most of a small file's INSERT: 55 → 42 ms for a rank's five CSVs).
-        Call before :meth:`sql`."""
+        their names). Call before :meth:`sql`."""
         if name not in self.trimmed:
-            alias = f"tracedb_trimmed_{len(self.trimmed)}"
-            while alias in self.header:
-                alias += "_"
-            self.trimmed[name] = alias
+            self.trimmed[name] = self._alias("trimmed", len(self.trimmed))
         return ident(self.trimmed[name])
+
+    def clean(self, name: str) -> str:
+        """SQL: cell ``name`` trimmed, NULL for the empty/N/A words
+        (:func:`tracedb.timeconv.clean_text`), as a column of :meth:`sql`. Call before :meth:`sql`."""
+        if name not in self.cleaned:
+            self.cell(name)
+            self.cleaned[name] = self._alias("clean", len(self.cleaned))
+        return ident(self.cleaned[name])
+
+    def value(self, expr: str) -> str:
+        """SQL: ``expr`` (over the columns of :meth:`cell` and :meth:`clean`, e.g. a cell's
+        conversion) as a column of :meth:`sql`, so that a statement naming it twice (a range
+        check, then the value) carries it once. Call before :meth:`sql`."""
+        if expr not in self.values:
+            self.values[expr] = self._alias("value", len(self.values))
+        return ident(self.values[expr])
 
     def sql(self, param: str = "?") -> str:
         """The ``read_csv(…)`` call (``param``: the placeholder the path is bound to), with the
-        trimmed columns :meth:`cell` asked for added (a projection: the rows keep the file
-        order)."""
+        columns :meth:`cell`, :meth:`clean` and :meth:`value` asked for added, one projection
+        each (the rows keep the file order).
+
+        A conversion names its cell several times; computed once per row here, each use is a
+        column reference, and the statement is smaller to plan (planning is most of a small
+        file's INSERT)."""
         src = read_csv(self.header, param)
-        if not self.trimmed:
-            return src
-        cols = ", ".join(f"{trim_text(ident(c))} AS {ident(a)}" for c, a in self.trimmed.items())
-        return f"(SELECT *, {cols} FROM {src})"
+        layers = [", ".join(f"{trim_text(ident(c))} AS {ident(a)}" for c, a in self.trimmed.items()),
+                  ", ".join(f"{clean_text(ident(self.trimmed[c]), trimmed=True)} AS {ident(a)}"
+                            for c, a in self.cleaned.items()),
+                  ", ".join(f"{e} AS {ident(a)}" for e, a in self.values.items())]
+        for cols in layers:
+            if cols:
+                src = f"(SELECT *, {cols} FROM {src})"
+        return src
 
     def has(self, name: str) -> bool:
         return name in self.header
