@@ -129,3 +129,22 @@ def test_progress_bar_reports_percentages(tmp_path):
     # the bar is closed (None) once per parsed trace; percentages, when sampled, lie in 0..100
     assert [s for s in seen if s[1] is None] == [("trace_view.json", None)]
     assert all(0 <= p <= 100 for _, p in seen if p is not None)
+
+
+def test_a_command_line_builds_only_the_command_it_names(tmp_path):
+    """main() hands typer an app holding only the named command (typer builds every registered
+    command at each start); anything else gets the whole app and its messages."""
+    from tracedb.cli import _app_for
+    names = lambda a: [c.callback.__name__ for c in a.registered_commands]   # noqa: E731
+    assert names(_app_for(["-q", "compare", "a", "b", "--db", "x"])) == ["compare"]
+    assert names(_app_for(["query", "--debug", "step_breakdown"])) == ["query"]
+    for args in ([], ["--help"], ["--version"], ["runs", "rm", "x"], ["comprae", "a"]):
+        assert _app_for(args) is app, args
+    # the one-command app parses and runs as the whole app does: global flags on either side
+    one = _app_for(["ingest"])
+    db = str(tmp_path / "t.duckdb")
+    res = runner.invoke(one, ["ingest", "-q", LEVEL1, "--db", db])
+    assert res.exit_code == 0, res.output
+    assert rows(db, "SELECT count(*) FROM rank") == [(2,)]
+    res = runner.invoke(_app_for(["query"]), ["query", "--db", db, "SELECT 1 + 1 AS x", "--format", "csv"])
+    assert (res.exit_code, res.stdout) == (0, "x\n2\n")
