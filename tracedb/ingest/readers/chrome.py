@@ -31,7 +31,7 @@ from pathlib import Path
 
 from ...db import duckdb, execute, insert_rows   # duckdb: the engine module, see tracedb.db
 
-from ...timeconv import json_us_to_ns
+from ...timeconv import ns_from_parts, us_to_ns_parts
 from ..sources.csvsource import ns_in_range
 from ..sources.errors import MAX_OBJECT, translate_read_error
 from ..sources.file import SourceFile
@@ -48,9 +48,9 @@ TRANSFORM = ('{"ph": "VARCHAR", "name": "VARCHAR", "cat": "VARCHAR", "pid": "VAR
 TS_RAW = r'"ts"\s*:\s*(-?[0-9][0-9.eE+-]*)'
 
 
-def _ts_text() -> str:
-    """SQL over ``raw`` (an event's raw text) and ``r.ts`` (its parsed ts as JSON text): the
-    ts text to convert.
+def _ts_text(ts: str = "tracedb_ts_str", ts_json: str = "tracedb_ts_json") -> str:
+    """SQL over ``raw`` (an event's raw text), ``ts_json`` (its parsed ts, JSON) and ``ts`` (the
+    same as VARCHAR): the ts text to convert.
 
     - a JSON string: its content, as written;
     - an integer, or a number below 1e12 µs printed in at most 16 characters: the parsed
@@ -63,13 +63,12 @@ def _ts_text() -> str:
 
     Only the last case runs the regular expression: it costs ~0.35 CPU s per 100 MB, the other
     cases cost what ``read_json`` does (bench/RESULTS.md)."""
-    ts = "CAST(r.ts AS VARCHAR)"
     first = f"regexp_extract(raw, '{TS_RAW}', 1)"
     same = f"TRY_CAST({ts} AS DOUBLE)"
     every = (f"list_filter(regexp_extract_all(raw, '{TS_RAW}', 1), "
              f"lambda x: TRY_CAST(x AS DOUBLE) = {same})[1]")
     return (f"CASE WHEN starts_with({ts}, '\"') THEN "
-            f"CASE WHEN contains({ts}, '\\') THEN json_extract_string(r.ts, '$') ELSE ({ts})[2:-2] END "
+            f"CASE WHEN contains({ts}, '\\') THEN json_extract_string({ts_json}, '$') ELSE ({ts})[2:-2] END "
             f"WHEN NOT (contains({ts}, '.') OR contains({ts}, 'e') OR contains({ts}, 'E')) THEN {ts} "
             f"WHEN length({ts}) <= 16 AND abs({same}) < 1e12 THEN {ts} "
             f"WHEN TRY_CAST({first} AS DOUBLE) = {same} THEN {first} "
@@ -81,13 +80,12 @@ def _ts_text() -> str:
 RAW_TS_NEEDED = -(1 << 63)
 
 
-def _fast_ts_text() -> str:
+def _fast_ts_text(ts: str = "tracedb_ts_str", ts_json: str = "tracedb_ts_json") -> str:
     """:func:`_ts_text` without the raw text: its first three cases, and NULL for an event
     without ts; NULL also where it would cut the raw text (then the caller marks the row)."""
-    ts = "CAST(r.ts AS VARCHAR)"
-    return (f"CASE WHEN r.ts IS NULL THEN NULL "
+    return (f"CASE WHEN {ts_json} IS NULL THEN NULL "
             f"WHEN starts_with({ts}, '\"') THEN "
-            f"CASE WHEN contains({ts}, '\\') THEN json_extract_string(r.ts, '$') ELSE ({ts})[2:-2] END "
+            f"CASE WHEN contains({ts}, '\\') THEN json_extract_string({ts_json}, '$') ELSE ({ts})[2:-2] END "
             f"WHEN NOT (contains({ts}, '.') OR contains({ts}, 'e') OR contains({ts}, 'E')) THEN {ts} "
             f"WHEN length({ts}) <= 16 AND abs(TRY_CAST({ts} AS DOUBLE)) < 1e12 THEN {ts} END")
 
@@ -130,15 +128,31 @@ def _names_tables(con: duckdb.DuckDBPyConnection, meta: list[dict]) -> None:
         insert_rows(con, NAMES_T, [[k[0], k[1], v] for k, v in threads.items()])
 
 
+def _with_ns(src: str, base_ns: int) -> str:
+    """``src`` (a subquery with the columns ts_text and dur, µs as text) with the columns
+    tracedb_ts_ns (+ ``base_ns``) and tracedb_dur_ns added (:func:`tracedb.timeconv.json_us_to_ns`,
+    its parts one projection before the value: each named once, see
+    :func:`tracedb.timeconv.us_to_ns_parts`)."""
+    ts_short, ts_approx = us_to_ns_parts("ts_text")
+    dur_short, dur_approx = us_to_ns_parts("dur")
+    parts = (f"(SELECT *, {ts_short} AS tracedb_ts_short, {ts_approx} AS tracedb_ts_approx, "
+             f"{dur_short} AS tracedb_dur_short, {dur_approx} AS tracedb_dur_approx FROM {src})")
+    return (f"(SELECT *, {ns_from_parts('ts_text', 'tracedb_ts_short', 'tracedb_ts_approx')} + {int(base_ns)} "
+            f"AS tracedb_ts_ns, {ns_from_parts('dur', 'tracedb_dur_short', 'tracedb_dur_approx')} AS tracedb_dur_ns "
+            f"FROM {parts})")
+
+
 def _insert_sql(base_ns: int) -> str:
+    events = _with_ns(f"""(SELECT *, {_ts_text()} AS ts_text
+              FROM (SELECT r.* EXCLUDE (ts), r.ts AS tracedb_ts_json, CAST(r.ts AS VARCHAR) AS tracedb_ts_str, raw
+                    FROM (SELECT json_transform(json, '{TRANSFORM}') AS r, json AS raw
+                          FROM read_json_objects(?, format = 'array', maximum_object_size = {MAX_OBJECT}))))""",
+                      base_ns)
     return f"""
         INSERT INTO event
         SELECT ?, ?, ?, r.ph, r.name, r.cat, r.pid, r.tid, p.process_name, t.thread_name,
-               {ns_in_range(f"{json_us_to_ns('ts_text')} + {int(base_ns)}")}, {ns_in_range(json_us_to_ns('r.dur'))},
-               r.id, r.bp, r.args
-        FROM (SELECT r.* EXCLUDE (ts), {_ts_text()} AS ts_text
-              FROM (SELECT json_transform(json, '{TRANSFORM}') AS r, json AS raw
-                    FROM read_json_objects(?, format = 'array', maximum_object_size = {MAX_OBJECT}))) AS r
+               {ns_in_range('r.tracedb_ts_ns')}, {ns_in_range('r.tracedb_dur_ns')}, r.id, r.bp, r.args
+        FROM {events} AS r
         LEFT JOIN {NAMES_P} AS p ON p.pid = r.pid
         LEFT JOIN {NAMES_T} AS t ON t.pid = r.pid AND t.tid = r.tid
     """
@@ -149,17 +163,17 @@ def _fast_insert_sql(base_ns: int) -> str:
     event text: ~0.13 of ~1.1 CPU s less for a 100 MB trace_view.json, bench/RESULTS.md);
     ts_ns = :data:`RAW_TS_NEEDED` where the ts would need the raw text."""
     columns = TRANSFORM.replace('"', "'")
+    events = _with_ns(f"""(SELECT *, {_fast_ts_text()} AS ts_text
+              FROM (SELECT *, ts AS tracedb_ts_json, CAST(ts AS VARCHAR) AS tracedb_ts_str
+                    FROM read_json(?, format = 'array', columns = {columns},
+                                   maximum_object_size = {MAX_OBJECT})))""", base_ns)
     return f"""
         INSERT INTO event
         SELECT ?, ?, ?, r.ph, r.name, r.cat, r.pid, r.tid, p.process_name, t.thread_name,
-               CASE WHEN r.raw_needed THEN {RAW_TS_NEEDED} ELSE r.ts_ns END,
-               r.dur_ns, r.id, r.bp, r.args
-        FROM (SELECT r.* EXCLUDE (ts_text), r.ts IS NOT NULL AND ts_text IS NULL AS raw_needed,
-                     {ns_in_range(f"{json_us_to_ns('ts_text')} + {int(base_ns)}")} AS ts_ns,
-                     {ns_in_range(json_us_to_ns('r.dur'))} AS dur_ns
-              FROM (SELECT r.*, {_fast_ts_text()} AS ts_text
-                    FROM read_json(?, format = 'array', columns = {columns},
-                                   maximum_object_size = {MAX_OBJECT}) AS r) AS r) AS r
+               CASE WHEN r.tracedb_ts_json IS NOT NULL AND r.ts_text IS NULL THEN {RAW_TS_NEEDED}
+                    ELSE {ns_in_range('r.tracedb_ts_ns')} END,
+               {ns_in_range('r.tracedb_dur_ns')}, r.id, r.bp, r.args
+        FROM {events} AS r
         LEFT JOIN {NAMES_P} AS p ON p.pid = r.pid
         LEFT JOIN {NAMES_T} AS t ON t.pid = r.pid AND t.tid = r.tid
     """
