@@ -569,18 +569,19 @@ def _op_diff(con: duckdb.DuckDBPyConnection, ids: dict[str, int], b_name: str, c
 
 
 @contextmanager
-def _one_thread_fewer(con: duckdb.DuckDBPyConnection):
-    """DuckDB's ``threads`` lowered by one (not below 1) inside the block, restored after, while
-    two of tracedb's threads run statements: DuckDB counts the thread that runs a statement
-    as one of its threads, so it then runs no more threads than it was given. A failed
-    restore cannot hide the block's own error (the caller closes the connection)."""
-    threads = int(con.execute("SELECT current_setting('threads')").fetchone()[0])
-    con.execute(f"SET threads = {max(1, threads - 1)}")
+def _threads(con: duckdb.DuckDBPyConnection, n: int | None):
+    """DuckDB's ``threads`` set to ``n`` inside the block (None: left as it is), restored after.
+    A failed restore cannot hide the block's own error (the caller closes the connection)."""
+    if n is None:
+        yield
+        return
+    before = con.execute("SELECT current_setting('threads')").fetchone()[0]
+    con.execute(f"SET threads = {int(n)}")
     try:
         yield
     finally:
         try:
-            con.execute(f"SET threads = {threads}")
+            con.execute(f"SET threads = {int(before)}")
         except duckdb.Error:
             pass
 
@@ -631,18 +632,17 @@ def _pause_vacuum(con: duckdb.DuckDBPyConnection) -> int | None:
 
 
 def _ingest_sides(con: duckdb.DuckDBPyConnection, sides: list[tuple[str, str, str]],
-                  progress: Callable[[str], None], seeded: bool = False) -> None:
+                  progress: Callable[[str], None], seeded: bool = False, threads: int | None = None) -> None:
     """Ingest the sides given as paths ((path, run name, role) each).
 
     Two sides whose files together take at most half of DuckDB's memory limit are ingested at
     the same time, each in its own thread, connection and transaction: DuckDB runs the
     statements of both, and a side's own statements keep both cores busy only while a large
-    trace is parsed (bench/RESULTS.md has the wall times). DuckDB's ``threads`` counts the
-    thread that runs a statement as one of its threads; with two such threads it is lowered by
-    one meanwhile (and restored after), so DuckDB runs no more threads than it was given (on 2
-    cores: each side's statements on its own thread, without hand-offs to a shared worker).
-    Larger sides go one after the other, as their memory would add up. The ids are the ones a
-    sequential ingest gives (the comparison's above every id the baseline can take).
+    trace is parsed (bench/RESULTS.md has the wall times). The caller gives DuckDB one thread
+    fewer than it has (see :func:`run_compare`). Larger sides go one after the other, as their
+    memory would add up, each with DuckDB's ``threads`` set to ``threads`` (None: as it is).
+    The ids are the ones a sequential ingest gives (the comparison's above every id the
+    baseline can take).
 
     A side that fails is rolled back and the other is kept, as when they run one after the
     other; the baseline's error is raised first (a path tracedb does not recognise is refused
@@ -662,9 +662,10 @@ def _ingest_sides(con: duckdb.DuckDBPyConnection, sides: list[tuple[str, str, st
         sizes = [pkg.input_size([path]) for path, _, _ in sides]
         limit = setting_bytes(str(con.execute("SELECT current_setting('memory_limit')").fetchone()[0]))
     if len(sides) < 2 or (limit and 2 * (sizes[0][1] + sizes[1][1]) > limit):
-        for path, name, role in sides:
-            progress(f"ingesting {path} as run {name} ({role})")
-            pkg.ingest(con, [path], run=name, role=role, progress=progress, checkpoint=False)
+        with _threads(con, threads):
+            for path, name, role in sides:
+                progress(f"ingesting {path} as run {name} ({role})")
+                pkg.ingest(con, [path], run=name, role=role, progress=progress, checkpoint=False)
         return
     # an older file gets its tables and views here, once, not in both transactions
     if not seeded:
@@ -690,7 +691,7 @@ def _ingest_sides(con: duckdb.DuckDBPyConnection, sides: list[tuple[str, str, st
                    schema_current=True)
 
     try:
-        with _one_thread_fewer(con), ThreadPoolExecutor(2, thread_name_prefix="tracedb-side") as pool:
+        with ThreadPoolExecutor(2, thread_name_prefix="tracedb-side") as pool:
             futures = [pool.submit(side, cur, floor, *s) for cur, floor, s in zip(cursors, floors, sides)]
             try:
                 wait(futures)
@@ -760,48 +761,55 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
         sides = [(arg, name, role) for arg, name, is_path, role in ((baseline, b_name, b_path, "baseline"),
                                                                     (comparison, c_name, c_path, "comparison"))
                  if is_path]
-        _ingest_sides(con, sides, progress, seeded)
-        has_run = con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' "
-                              "AND table_name = 'run'").fetchone()[0]
-        ids = {}
-        for name, flag in ((b_name, "BASELINE"), (c_name, "COMPARISON")):
-            row = con.execute("SELECT run_id FROM run WHERE run_name = ?", [name]).fetchone() if has_run else None
-            if row is None:
-                names = [r[0] for r in con.execute("SELECT run_name FROM run ORDER BY run_id").fetchall()] \
-                    if has_run else []
-                raise QueryError(f"{flag} {name!r} is neither a path nor a run in the database.",
-                                 file=str(_db.resolve_db_path(db)),
-                                 hint=f"runs: {', '.join(names) or 'none yet'}; or give a profiler folder / trace file.")
-            ids[flag] = row[0]
-        if ids["BASELINE"] == ids["COMPARISON"]:
-            raise QueryError(f"baseline and comparison are the same run ({b_name}).",
-                             hint="compare two runs, e.g. tracedb compare gpu_run npu_run.")
-        # two threads run statements from here on (overall_comparison beside the alignment and
-        # op_diff): as while the sides are ingested, DuckDB gets one thread fewer meanwhile
-        with _one_thread_fewer(con), ThreadPoolExecutor(1, thread_name_prefix="tracedb-overall") as pool:
-            # overall_comparison needs neither the roles nor the alignment: a second connection
-            # reads it for the two runs by name while this one aligns the ops (Python, one core)
-            # and reads op_diff
-            cur = con.cursor()
-            overall = pool.submit(_overall, cur, b_name, c_name)
-            try:
-                pairs = _settle_pair(con, ids, b_name, c_name, name_map, baseline_step, comparison_step,
-                                     use_input_shape, max_kernel_num)
-                report = _op_diff(con, ids, b_name, c_name, pairs, limit, progress)
-                # the alignment is committed and no write transaction is open: the data goes
-                # into the file while the other connection still reads overall_comparison
+        # two of this command's threads run statements from here on: the two sides, then
+        # overall_comparison beside the alignment and op_diff. DuckDB counts the thread that
+        # runs a statement as one of its threads, so it gets one thread fewer meanwhile (once for
+        # both: each change of the setting starts or stops a worker) and runs no more threads
+        # than it was given (on 2 cores: each statement on the thread that runs it, without
+        # hand-offs to a shared worker)
+        threads = int(con.execute("SELECT current_setting('threads')").fetchone()[0])
+        with _threads(con, max(1, threads - 1)):
+            _ingest_sides(con, sides, progress, seeded, threads)
+            has_run = con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' "
+                                  "AND table_name = 'run'").fetchone()[0]
+            ids = {}
+            for name, flag in ((b_name, "BASELINE"), (c_name, "COMPARISON")):
+                row = con.execute("SELECT run_id FROM run WHERE run_name = ?", [name]).fetchone() if has_run else None
+                if row is None:
+                    names = [r[0] for r in con.execute("SELECT run_name FROM run ORDER BY run_id").fetchall()] \
+                        if has_run else []
+                    raise QueryError(f"{flag} {name!r} is neither a path nor a run in the database.",
+                                     file=str(_db.resolve_db_path(db)),
+                                     hint=f"runs: {', '.join(names) or 'none yet'}; "
+                                          "or give a profiler folder / trace file.")
+                ids[flag] = row[0]
+            if ids["BASELINE"] == ids["COMPARISON"]:
+                raise QueryError(f"baseline and comparison are the same run ({b_name}).",
+                                 hint="compare two runs, e.g. tracedb compare gpu_run npu_run.")
+            with ThreadPoolExecutor(1, thread_name_prefix="tracedb-overall") as pool:
+                # overall_comparison needs neither the roles nor the alignment: a second connection
+                # reads it for the two runs by name while this one aligns the ops (Python, one core)
+                # and reads op_diff
+                cur = con.cursor()
+                overall = pool.submit(_overall, cur, b_name, c_name)
                 try:
-                    con.execute("CHECKPOINT")
-                except duckdb.Error:
-                    pass        # committed (durable in the .wal); DuckDB checkpoints at the next open
-            except BaseException:
-                cur.interrupt()
-                raise
-            finally:
-                wait([overall])
-                cur.close()
-        report.sections[:0] = overall.result()        # overall_comparison first, then op_diff
-        return report
+                    pairs = _settle_pair(con, ids, b_name, c_name, name_map, baseline_step, comparison_step,
+                                         use_input_shape, max_kernel_num)
+                    report = _op_diff(con, ids, b_name, c_name, pairs, limit, progress)
+                    # the alignment is committed and no write transaction is open: the data goes
+                    # into the file while the other connection still reads overall_comparison
+                    try:
+                        con.execute("CHECKPOINT")
+                    except duckdb.Error:
+                        pass        # committed (durable in the .wal); DuckDB checkpoints at the next open
+                except BaseException:
+                    cur.interrupt()
+                    raise
+                finally:
+                    wait([overall])
+                    cur.close()
+            report.sections[:0] = overall.result()        # overall_comparison first, then op_diff
+            return report
     except duckdb.Error as e:
         raise out_of_memory(e) or TracedbError(f"compare failed: {str(e).splitlines()[0]}") from e
     finally:

@@ -153,36 +153,53 @@ def test_memory_limit_decides_at_once_or_in_turn(tmp_path, monkeypatch):
     assert limits[-1] == "1000MB" and threads == {threading.main_thread().name}
 
 
-def test_sides_at_once_run_one_duckdb_thread_fewer(tmp_path, monkeypatch):
-    """DuckDB's ``threads`` counts the thread that runs a statement: while the two side threads
-    run statements it is one lower (on 2 cores, 1: no worker thread shared by the sides), and
-    it is restored when they end, also when a side fails."""
+def test_a_compare_of_two_paths_runs_one_duckdb_thread_fewer(tmp_path, monkeypatch):
+    """DuckDB's ``threads`` counts the thread that runs a statement: while two of the command's
+    threads run statements (the two sides, then overall_comparison beside the alignment) it is
+    one lower (on 2 cores, 1: no worker thread shared by the sides), lowered once for both, and
+    restored at the end, also when a side fails."""
     from tracedb import compare, db as _db
     from tracedb.api import ingest_package
     pkg = ingest_package()
     r0, r1 = corpus_path(f"{L1}/rank0_ascend_pt"), corpus_path(f"{L1}/rank1_ascend_pt")
-    seen = []
-    ingest = pkg.ingest
+    seen, sets = [], []
 
-    def spy(cur, *a, **k):
-        seen.append(cur.execute("SELECT current_setting('threads')").fetchone()[0])
-        return ingest(cur, *a, **k)
+    def threads(con):
+        return con.execute("SELECT current_setting('threads')").fetchone()[0]
 
-    monkeypatch.setattr(pkg, "ingest", spy)
-    con = _db.connect(tmp_path / "a.duckdb", threads=3)
-    try:
-        compare._ingest_sides(con, [(str(r0), "a", "baseline"), (str(r1), "b", "comparison")], lambda s: None)
-        assert seen == [2, 2]
-        assert con.execute("SELECT current_setting('threads')").fetchone()[0] == 3
-        bad = tmp_path / "bad_ascend_pt"
-        shutil.copytree(r1, bad)
-        (bad / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text('[{"ph": "X", "ts": ')
-        with pytest.raises(InputError):
-            compare._ingest_sides(con, [(str(r0), "c", "baseline"), (str(bad), "d", "comparison")], lambda s: None)
-        assert seen[2:] == [2, 2]
-        assert con.execute("SELECT current_setting('threads')").fetchone()[0] == 3
-    finally:
-        con.close()
+    class Spy:          # the command's connection, opened with 3 threads
+        def __init__(self, con):
+            self._con = con
+
+        def __getattr__(self, name):
+            return getattr(self._con, name)
+
+        def execute(self, sql, *args):
+            if str(sql).startswith("SET threads"):
+                sets.append(str(sql))
+            return self._con.execute(sql, *args)
+
+        def close(self):
+            seen.append(("close", threads(self._con)))
+            self._con.close()
+
+    connect, ingest, overall = _db.connect, pkg.ingest, compare._overall
+    monkeypatch.setattr(_db, "connect", lambda *a, **k: Spy(connect(*a, **{**k, "threads": 3})))
+    monkeypatch.setattr(pkg, "ingest", lambda cur, *a, **k: (seen.append(("side", threads(cur))),
+                                                              ingest(cur, *a, **k))[1])
+    monkeypatch.setattr(compare, "_overall", lambda cur, *a: (seen.append(("overall", threads(cur))),
+                                                              overall(cur, *a))[1])
+    compare.run_compare(str(r0), str(r1), tmp_path / "a.duckdb")
+    assert seen == [("side", 2), ("side", 2), ("overall", 2), ("close", 3)]
+    assert sets == ["SET threads = 2", "SET threads = 3"]
+    bad = tmp_path / "bad_ascend_pt"
+    shutil.copytree(r1, bad)
+    (bad / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text('[{"ph": "X", "ts": ')
+    seen.clear(), sets.clear()
+    with pytest.raises(InputError):
+        compare.run_compare(str(r0), str(bad), tmp_path / "b.duckdb")
+    assert seen == [("side", 2), ("side", 2), ("close", 3)]
+    assert sets == ["SET threads = 2", "SET threads = 3"]
 
 
 def test_sides_check_the_schema_once(tmp_path, monkeypatch):
