@@ -1,10 +1,10 @@
 """The derive step: everything that needs two files, computed per (run, rank) after all of
 that rank's files in the command, from the rows the readers wrote (``event``,
-``kernel_details_parsed`` / ``kernel_details_raw``, ``step_trace_raw_row``, ``link``). The SQL lives in ``derive/*.sql`` at
-the top of the repository (installed as ``tracedb/_derive``): the numbered files run in order
-with the DuckDB variables ``run_id`` and ``rank`` set; each rebuilds its rows of the rank
-(DELETE + INSERT), so the result does not depend on the order the files arrived in, in one
-command or several. ``_session.sql`` holds the temporary macros and the staging table the
+``kernel_details_parsed`` / ``kernel_details_raw``, ``step_trace_raw_row``, ``link``). The SQL
+lives in ``derive/*.sql`` at the top of the repository (installed as ``tracedb/_derive``): the
+numbered files of :data:`STEPS` run in order with the DuckDB variables ``run_id`` and ``rank``
+set; each rebuilds its rows of the rank (DELETE + INSERT), so the result does not depend on
+the order the files arrived in, in one command or several. ``_session.sql`` holds the temporary macros and the staging table the
 readers and the steps share.
 
 A step's header may say when it has work (a step with nothing to do would still scan the
@@ -42,14 +42,27 @@ def _header(sql: str, key: str) -> str | None:
     return next((line[len(key):].strip() for line in sql.splitlines() if line.startswith(key)), None)
 
 
+# The steps, in the order they run: derive/{name}.sql. Named here, not found by listing the
+# folder: pip builds in the source tree and setuptools packs all of its build/lib, so a
+# checkout installed again after a step was renamed or removed ships the old file beside the
+# new ones, and a listed folder ran both (tests/ingest/test_derive_steps.py checks this list
+# against derive/).
+STEPS = ("010_step", "015_step_from_ascend_db", "020_kernel_from_details", "030_kernel_from_trace",
+         "031_kernel_copy_from_trace", "035_kernel_from_mindspore_timeline", "040_kernel_from_kineto",
+         "050_step_from_kernels", "060_link_from_trace", "070_link_hccl_trace_step", "075_comm_task",
+         "080_memory_from_kineto", "090_rank_device", "100_kernel_launch_kineto", "101_kernel_launch_npu",
+         "110_op", "120_kernel_op_npu", "121_kernel_op_kineto", "122_op_kernel_count", "125_module",
+         "130_kernel_class")
+
+
 @lru_cache(maxsize=1)
 def _steps() -> tuple[Step, ...]:
-    """Every numbered derive file, in order."""
+    """The derive files of :data:`STEPS`, in order."""
     out = []
-    for path in sorted(sql_dir("derive").glob("[0-9]*.sql")):
-        sql = path.read_text()
+    for name in STEPS:
+        sql = (sql_dir("derive") / f"{name}.sql").read_text()
         formats, not_formats = _header(sql, "-- when-format:"), _header(sql, "-- unless-format:")
-        out.append(Step(path.stem, None if formats is None else frozenset(formats.split()),
+        out.append(Step(name, None if formats is None else frozenset(formats.split()),
                         frozenset((not_formats or "").split()), _header(sql, "-- when:"), sql))
     return tuple(out)
 
