@@ -2,9 +2,10 @@
 
 Creating the ``schema/*.sql`` tables and installing the view library into a new file costs
 about 0.75 CPU s (DuckDB binds every view, macro and comment); on a small pair of ranks that was
-a third of ``tracedb compare``. ``COPY FROM DATABASE`` from a file that already holds them costs
-about 0.05 s: it copies the catalogue entries and the seed rows (``tracedb_meta``,
-``tracedb_object``, ``kernel_class_rule``) without binding anything again.
+a third of ``tracedb compare``. ``COPY FROM DATABASE … (SCHEMA)`` from a file that already holds
+them, and an INSERT for each table that has rows (the seed rows: ``tracedb_meta``,
+``tracedb_object``, ``kernel_class_rule``), cost about 0.05 s: they copy the catalogue entries
+without binding anything again.
 
 The template is built once, by the first ingest that creates a database, for each (tracedb
 version, schema files, library files, DuckDB version, storage version), in the user cache folder:
@@ -107,6 +108,10 @@ def _prune(keep: Path) -> None:
         pass
 
 
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
 def seed(con: duckdb.DuckDBPyConnection) -> bool:
     """Fill the open database from the template when it is new (no table, view or macro of its
     own) and a template applies, building the template first if the cache lacks it. Runs
@@ -137,7 +142,15 @@ def seed(con: duckdb.DuckDBPyConnection) -> bool:
         target = con.execute("SELECT current_database()").fetchone()[0]
         con.execute("BEGIN TRANSACTION")
         try:
-            con.execute(f'COPY FROM DATABASE {ALIAS} TO "{target}"')
+            # the catalogue, then the rows of the tables that have any (the seed rows): a plain
+            # COPY FROM DATABASE plans an INSERT … SELECT for each of the ~30 tables, empty or
+            # not (16 → 8 ms)
+            con.execute(f"COPY FROM DATABASE {ALIAS} TO {_quote(target)} (SCHEMA)")
+            for schema, table in con.execute(
+                    "SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = ? "
+                    "AND estimated_size > 0 ORDER BY ALL", [ALIAS]).fetchall():
+                name = f"{_quote(schema)}.{_quote(table)}"
+                con.execute(f"INSERT INTO {_quote(target)}.{name} FROM {ALIAS}.{name}")
             con.execute("COMMIT")
         except duckdb.Error:
             con.execute("ROLLBACK")
