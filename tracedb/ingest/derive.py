@@ -4,8 +4,8 @@ that rank's files in the command, from the rows the readers wrote (``event``,
 lives in ``derive/*.sql`` at the top of the repository (installed as ``tracedb/_derive``): the
 numbered files of :data:`STEPS` run in order with the DuckDB variables ``run_id`` and ``rank``
 set; each rebuilds its rows of the rank (DELETE + INSERT), so the result does not depend on
-the order the files arrived in, in one command or several. ``_session.sql`` holds the temporary macros and the staging table the
-readers and the steps share.
+the order the files arrived in, in one command or several. ``_session.sql`` holds the
+temporary macros and the staging table the readers and the steps share.
 
 A step's header may say when it has work (a step with nothing to do would still scan the
 rank's events): ``-- when-format: F …`` runs it only for a rank with a file of one of these

@@ -48,9 +48,13 @@ TRANSFORM = ('{"ph": "VARCHAR", "name": "VARCHAR", "cat": "VARCHAR", "pid": "VAR
 TS_RAW = r'"ts"\s*:\s*(-?[0-9][0-9.eE+-]*)'
 
 
-def _ts_text(ts: str = "tracedb_ts_str", ts_json: str = "tracedb_ts_json") -> str:
-    """SQL over ``raw`` (an event's raw text), ``ts_json`` (its parsed ts, JSON) and ``ts`` (the
-    same as VARCHAR): the ts text to convert.
+# the columns the ts text is read from: the parsed ts as JSON, and the same as VARCHAR
+TS_JSON, TS_STR = "tracedb_ts_json", "tracedb_ts_str"
+
+
+def _ts_text() -> str:
+    """SQL over ``raw`` (an event's raw text), :data:`TS_JSON` and :data:`TS_STR` (its parsed
+    ts): the ts text to convert.
 
     - a JSON string: its content, as written;
     - an integer, or a number below 1e12 µs printed in at most 16 characters: the parsed
@@ -63,6 +67,7 @@ def _ts_text(ts: str = "tracedb_ts_str", ts_json: str = "tracedb_ts_json") -> st
 
     Only the last case runs the regular expression: it costs ~0.35 CPU s per 100 MB, the other
     cases cost what ``read_json`` does (bench/RESULTS.md)."""
+    ts, ts_json = TS_STR, TS_JSON
     first = f"regexp_extract(raw, '{TS_RAW}', 1)"
     same = f"TRY_CAST({ts} AS DOUBLE)"
     every = (f"list_filter(regexp_extract_all(raw, '{TS_RAW}', 1), "
@@ -80,9 +85,10 @@ def _ts_text(ts: str = "tracedb_ts_str", ts_json: str = "tracedb_ts_json") -> st
 RAW_TS_NEEDED = -(1 << 63)
 
 
-def _fast_ts_text(ts: str = "tracedb_ts_str", ts_json: str = "tracedb_ts_json") -> str:
+def _fast_ts_text() -> str:
     """:func:`_ts_text` without the raw text: its first three cases, and NULL for an event
     without ts; NULL also where it would cut the raw text (then the caller marks the row)."""
+    ts, ts_json = TS_STR, TS_JSON
     return (f"CASE WHEN {ts_json} IS NULL THEN NULL "
             f"WHEN starts_with({ts}, '\"') THEN "
             f"CASE WHEN contains({ts}, '\\') THEN json_extract_string({ts_json}, '$') ELSE ({ts})[2:-2] END "
@@ -144,7 +150,7 @@ def _with_ns(src: str, base_ns: int) -> str:
 
 def _insert_sql(base_ns: int) -> str:
     events = _with_ns(f"""(SELECT *, {_ts_text()} AS ts_text
-              FROM (SELECT r.* EXCLUDE (ts), r.ts AS tracedb_ts_json, CAST(r.ts AS VARCHAR) AS tracedb_ts_str, raw
+              FROM (SELECT r.* EXCLUDE (ts), r.ts AS {TS_JSON}, CAST(r.ts AS VARCHAR) AS {TS_STR}, raw
                     FROM (SELECT json_transform(json, '{TRANSFORM}') AS r, json AS raw
                           FROM read_json_objects(?, format = 'array', maximum_object_size = {MAX_OBJECT}))))""",
                       base_ns)
@@ -164,13 +170,13 @@ def _fast_insert_sql(base_ns: int) -> str:
     ts_ns = :data:`RAW_TS_NEEDED` where the ts would need the raw text."""
     columns = TRANSFORM.replace('"', "'")
     events = _with_ns(f"""(SELECT *, {_fast_ts_text()} AS ts_text
-              FROM (SELECT *, ts AS tracedb_ts_json, CAST(ts AS VARCHAR) AS tracedb_ts_str
+              FROM (SELECT *, ts AS {TS_JSON}, CAST(ts AS VARCHAR) AS {TS_STR}
                     FROM read_json(?, format = 'array', columns = {columns},
                                    maximum_object_size = {MAX_OBJECT})))""", base_ns)
     return f"""
         INSERT INTO event
         SELECT ?, ?, ?, r.ph, r.name, r.cat, r.pid, r.tid, p.process_name, t.thread_name,
-               CASE WHEN r.tracedb_ts_json IS NOT NULL AND r.ts_text IS NULL THEN {RAW_TS_NEEDED}
+               CASE WHEN r.{TS_JSON} IS NOT NULL AND r.ts_text IS NULL THEN {RAW_TS_NEEDED}
                     ELSE {ns_in_range('r.tracedb_ts_ns')} END,
                {ns_in_range('r.tracedb_dur_ns')}, r.id, r.bp, r.args
         FROM {events} AS r
