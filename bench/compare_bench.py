@@ -19,6 +19,10 @@ finished child (``os.wait4``). Pairs:
 - ``corpus-gpu``: the corpus Kineto resnet50 trace ``worker0.pt.trace.json`` (gunzipped into
   ``--data``: msprof-analyze refuses .gz) against the level1 rank 0.
 
+msprof-analyze and openpyxl (which reads its xlsx back) go into their own venv first::
+
+    python -m venv /tmp/venv-msprof && /tmp/venv-msprof/bin/pip install msprof-analyze openpyxl
+
 Usage (from the repository root, ``../shared`` beside it)::
 
     python bench/compare_bench.py --data /work/benchdata/pairs --repeat 3
@@ -148,7 +152,9 @@ def main() -> None:
                     help="where generated pairs live (outside git)")
     ap.add_argument("--pairs", default="20m,100m,corpus-npu,corpus-gpu")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each tool per pair (median quoted)")
-    ap.add_argument("--msprof", type=Path, default=Path("/tmp/venv-msprof/bin/msprof-analyze"))
+    ap.add_argument("--msprof", type=Path, default=Path("/tmp/venv-msprof/bin/msprof-analyze"),
+                    help="msprof-analyze of a venv that also has openpyxl, which reads its xlsx back "
+                         "(pip install msprof-analyze openpyxl)")
     ap.add_argument("--no-msprof", action="store_true", help="time tracedb only")
     ap.add_argument("--tracedb", default=None,
                     help="the tracedb command (split on spaces; default: this checkout installed into a "
