@@ -10,7 +10,9 @@ processes of `--jobs N` included); peak RSS is the peak of the SUM over the comm
 tree, sampled every 0.1 s from /proc (with `--jobs N` the main process and its workers together).
 
     python bench/cluster.py --ranks 8 32 64 128 --data /work/benchdata/cluster \\
-        --steps 10 --events-per-step 21000        # ≈ 42 MB per rank (trace_view + kernel_details)
+        --steps 10 --events-per-step 24000        # ≈ 50 MB per rank (trace_view + kernel_details)
+
+Each set goes into ``DATA/r<N>-<events per step>``, so sets of another size are never reused.
 
 A benchmark, never a test: nothing asserts times.
 """
@@ -86,9 +88,10 @@ def generate(folder: Path, ranks: int, steps: int, eps: int) -> Path:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ranks", type=int, nargs="+", default=[8, 32, 64, 128])
-    ap.add_argument("--data", default="/work/benchdata/cluster", help="where the generated ranks go (r<N>/)")
+    ap.add_argument("--data", default="/work/benchdata/cluster", help="where the generated ranks go (r<N>-<events per step>/)")
     ap.add_argument("--steps", type=int, default=10)
-    ap.add_argument("--events-per-step", type=int, default=21000)
+    ap.add_argument("--events-per-step", type=int, default=24000,
+                    help="the rank size: 24000 gives ≈ 50 MB per rank (trace_view.json 44.8 MB + kernel_details.csv)")
     ap.add_argument("--db-dir", default=None, help="folder for the databases (default: a temporary one)")
     ap.add_argument("--ingest-args", default="", help="extra tracedb ingest options, e.g. '--jobs 2'")
     args = ap.parse_args()
@@ -98,7 +101,7 @@ def main() -> None:
     print("|---:|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * (len(VIEWS) + 2), flush=True)
     with tempfile.TemporaryDirectory(dir=args.db_dir) as tmp:
         for n in args.ranks:
-            folder = generate(Path(args.data) / f"r{n}", n, args.steps, args.events_per_step)
+            folder = generate(Path(args.data) / f"r{n}-{args.events_per_step}", n, args.steps, args.events_per_step)
             size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
             db = Path(tmp) / f"c{n}.duckdb"
             load = os.getloadavg()[0]
