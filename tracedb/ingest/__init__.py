@@ -248,9 +248,9 @@ def default_jobs() -> int:
     """Worker processes of an ingest when ``jobs`` is not given: one per two cores.
 
     One rank's reader already keeps two threads busy (DuckDB parses a large trace in slices),
-    and a worker pays for the copy into the database at publish (+44 % CPU for 8 ranks of
-    42 MB): on 2 cores, 2 workers took 1.19x the wall time of 1 (bench/RESULTS.md), so 2 cores
-    get 1 worker, i.e. the ranks one after another in this process."""
+    and a worker pays for the copy into the database at publish: on 2 idle cores, 2 workers
+    took 0.93x the wall time of 1 for 1.32x the CPU (8 ranks of 50 MB, bench/RESULTS.md), so
+    2 cores get 1 worker, i.e. the ranks one after another in this process."""
     return max(1, (os.cpu_count() or 1) // 2)
 
 
