@@ -102,8 +102,14 @@ def test_an_interrupt_rolls_back_both_sides(tmp_path):
             sent.set()
             signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
 
-    with pytest.raises(KeyboardInterrupt):
-        run_compare(str(r0), str(r1), db, progress=progress)
+    # Python's own SIGINT handler: a test run started in the background of a non-interactive
+    # shell inherits SIGINT ignored, and then the signal would never arrive
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_compare(str(r0), str(r1), db, progress=progress)
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert sent.is_set()
     assert rows(db, "SELECT (SELECT count(*) FROM run), (SELECT count(*) FROM event), "
                     "(SELECT count(*) FROM source_file)") == [(0, 0, 0)]
