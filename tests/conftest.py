@@ -7,12 +7,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tracedb import template
-from tracedb.api import _remove_created
-from tracedb.db import connect
-from tracedb.ingest import ingest as ingest_into
-from tracedb.registry import install
-from tracedb.schema import apply_schema
+from tracedb.ingestion import ingest as ingest_into
+from tracedb.store import template
+from tracedb.store.db import connect
+from tracedb.store.library import install
+from tracedb.store.schema import apply_schema
+from tracedb.store.session import writing
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -60,20 +60,12 @@ def empty_db(db_path):
 
 def ingest_paths(db_path: Path, *paths, **kw):
     """Ingest as ``tracedb ingest`` does: a new file starts as a copy of the template and is
-    removed again when the ingest fails (tracedb.api.ingest)."""
-    new = not Path(db_path).exists()
-    con = connect(db_path)
-    try:
-        if new:
-            template.seed(con)
-        return ingest_into(con, [str(p) for p in paths], **kw)
-    except BaseException:
-        if new:
-            con.close()
-            _remove_created(Path(db_path), wal_existed=False)
-        raise
-    finally:
-        con.close()
+    removed again when the ingest fails (tracedb.store.session.writing), without the op
+    alignment of a role pair that tracedb.api.ingest adds."""
+    with writing(db_path) as w:
+        report = ingest_into(w.con, [str(p) for p in paths], **kw)
+        w.keep()
+        return report
 
 
 def rows(db_path: Path, sql: str, params=None) -> list[tuple]:

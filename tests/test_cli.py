@@ -134,7 +134,7 @@ def test_progress_bar_reports_percentages(tmp_path):
 def test_a_command_line_builds_only_the_command_it_names(tmp_path):
     """main() hands typer an app holding only the named command (typer builds every registered
     command at each start); anything else gets the whole app and its messages."""
-    from tracedb.cli import _app_for
+    from tracedb.cli import app_for as _app_for
     names = lambda a: [c.callback.__name__ for c in a.registered_commands]   # noqa: E731
     assert names(_app_for(["-q", "compare", "a", "b", "--db", "x"])) == ["compare"]
     assert names(_app_for(["query", "--debug", "step_breakdown"])) == ["query"]

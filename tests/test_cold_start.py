@@ -12,8 +12,8 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-import tracedb.ingest as ingest_module
-from tracedb import registry
+from tracedb.ingestion import derive as ingest_module
+from tracedb.store import library as registry
 from tracedb.cli import app
 
 from conftest import FIXTURES, ROOT, ingest_paths, rows
@@ -40,7 +40,7 @@ def test_read_only_commands_leave_the_file_untouched(db_path):
 
 
 def test_query_command_imports_no_ingest_or_parser():
-    code = ("import sys, tracedb.cli, tracedb.api, tracedb.output; "
+    code = ("import sys, tracedb.cli, tracedb.api, tracedb.render.machine; "
             "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('sqlglot', 'pandas', 'pyarrow', 'numpy') or m.startswith('tracedb.ingest'))))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
@@ -86,7 +86,7 @@ def test_ingest_skips_schema_and_library_when_current(db_path, monkeypatch):
     assert rows(db_path, "SELECT count(*) > 0 FROM step_breakdown") == [(True,)]
 
 
-HEAVY = ("pydantic", "rich", "pandas", "pyarrow", "sqlglot", "numpy", "tracedb.ingest", "tracedb.compare",
+HEAVY = ("pydantic", "rich", "pandas", "pyarrow", "sqlglot", "numpy", "tracedb.ingestion", "tracedb.compare",
          "tracedb.report", "tracedb.summary", "plotly", "tracedb.progress")
 try:        # DuckDB ≥ 1.4: the engine is the module _duckdb; the duckdb package's Python layer is not needed
     import _duckdb  # noqa: F401
@@ -108,7 +108,7 @@ def test_read_commands_load_no_heavy_module(args, tmp_path):
     code = ("import sys, tracedb.cli as cli\n"
             f"sys.argv = ['tracedb', *{args!r}, '--db', {str(db)!r}]\n"
             "try:\n    cli.main()\nexcept SystemExit as e:\n    code = e.code\n"
-            f"heavy = sorted(m for m in sys.modules if m in {HEAVY!r} or m.startswith('tracedb.ingest.'))\n"
+            f"heavy = sorted(m for m in sys.modules if m in {HEAVY!r} or m.startswith('tracedb.ingestion.'))\n"
             "print('HEAVY:', ' '.join(heavy), file=sys.stderr)\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert "Traceback" not in out.stderr and out.stdout, out.stderr
@@ -123,7 +123,7 @@ def test_fast_value_conversion_is_typers(tmp_path):
     """tracedb converts plain values without typer's pydantic adapters (tracedb._coerce); for valid
     and invalid values alike the exit code, output and error text are typer's own."""
     import typer.core
-    from tracedb import _coerce
+    from tracedb.cli import typer_coercion as _coerce
 
     db = tmp_path / "t.duckdb"
     ingest_paths(db, RANK0, run="r")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, ingest_paths
-from tracedb.registry import load_library
+from tracedb.store.library import load_library
 
 pytestmark = pytest.mark.compat
 

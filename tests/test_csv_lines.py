@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from conftest import FIXTURES, ROOT, corpus_path, ingest_paths
 from tracedb import api
 from tracedb.cli import app
-from tracedb.output import csv_cells_sql, csv_line_sql, render, write_stream
+from tracedb.render.machine import csv_cells_sql, csv_line_sql, render, write_stream
 
 runner = CliRunner()
 

@@ -1,8 +1,8 @@
-"""tracedb.db.execute: SQL text parsed once per process, run on any connection."""
+"""tracedb.engine.execute: SQL text parsed once per process, run on any connection."""
 import pytest
 
-from tracedb import db
-from tracedb.db import duckdb
+from tracedb import engine as db
+from tracedb.engine import duckdb
 
 SCRIPT = """
 CREATE TEMP TABLE t (rank INTEGER, v VARCHAR);

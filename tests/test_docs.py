@@ -16,7 +16,7 @@ def test_install_cache_is_current():
     """queries/_install.json spares every ingest the sqlglot parse; it must match the SQL files."""
     import json
 
-    from tracedb.registry import INSTALL_CACHE, install_plan, library_hash, load_library
+    from tracedb.store.library import install_plan, library_hash, load_library
     data = json.loads((ROOT / "queries" / INSTALL_CACHE).read_text())
     assert data["hash"] == library_hash(), "stale: run `python -m tracedb.docs`"
     assert data["objects"] == install_plan(load_library()), "stale: run `python -m tracedb.docs`"
@@ -43,7 +43,9 @@ def test_docstring_examples_run():
     """The examples in docstrings are tests too (as sqlglot runs its own)."""
     import doctest
 
-    from tracedb import output, registry, timeconv
+    from tracedb import timeconv
+    from tracedb.render import machine as output
+    from tracedb.store import library as registry
     for module in (timeconv, output, registry):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0, f"{module.__name__}: no examples found"

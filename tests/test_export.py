@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from conftest import FIXTURES, ingest_paths, rows
 from tracedb.cli import app
-from tracedb.registry import load_library
+from tracedb.store.library import load_library
 
 runner = CliRunner()
 

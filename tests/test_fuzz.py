@@ -2,7 +2,7 @@
 
 For each format, >= 50 mutations of a fixture file (truncations, byte flips, deep nesting, huge
 numbers, wrong types, BOM / CRLF variants, ragged rows, stray quotes, terminal escapes) are
-ingested, in-process through :func:`tracedb.ingest.ingest`, into a database that already holds
+ingested, in-process through :func:`tracedb.ingestion.ingest`, into a database that already holds
 a good run. Each must end in one of two ways:
 
 * success, with as many rows as a strict, independent parser (Python's json / csv) finds in
@@ -35,10 +35,10 @@ from typer.testing import CliRunner
 
 from conftest import FIXTURES
 from tracedb.cli import app
-from tracedb.db import connect
+from tracedb.store.db import connect
 from tracedb.errors import InputError, TracedbError
 
-ingest_pkg = importlib.import_module("tracedb.ingest")
+ingest_pkg = importlib.import_module("tracedb.ingestion")
 N = 52                      # mutations per format
 TIMEOUT = 60                # seconds per case
 ASCEND = FIXTURES / "ascend/level1/rank0_ascend_pt"

@@ -14,8 +14,9 @@ from typer.testing import CliRunner
 
 from conftest import FIXTURES, ingest_paths
 from tracedb.cli import app
-from tracedb.output import human_cells, render, render_table
-from tracedb.registry import load_library
+from tracedb.render.machine import render
+from tracedb.render.table import human_cells, render_table
+from tracedb.store.library import load_library
 
 runner = CliRunner()
 

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from conftest import FIXTURES, ingest_paths, rows
 from tracedb import api, cli
 from tracedb.cli import app
-from tracedb.output import render, write_stream
+from tracedb.render.machine import render, write_stream
 
 runner = CliRunner()
 

@@ -139,7 +139,7 @@ def test_every_view_runs_on_the_locked_connection(level1):
         out = runner.invoke(app, ["query", name, "--db", str(level1), "--format", "json"])
         assert out.exit_code == 0, (name, out.output)
         json.loads(out.stdout)
-    from tracedb.registry import load_library
+    from tracedb.store.library import load_library
     for o in load_library():                   # internal helper views too
         if o.kind == "view":
             assert api.query(f"SELECT count(*) FROM {o.qualified}", db=level1).rows[0][0] >= 0, o.qualified

@@ -4,9 +4,9 @@ from __future__ import annotations
 import fnmatch
 import re
 
-from tracedb.db import STORAGE_VERSION
-from tracedb.registry import load_library
-from tracedb.schema import sql_dir
+from tracedb.store.db import STORAGE_VERSION
+from tracedb.store.library import load_library
+from tracedb.resources import sql_dir
 
 FORBIDDEN = re.compile(r"\b(json_\w+|countif|make_timestamp_ns|nanosecond|weighted_avg|if)\s*\(|GROUP\s+BY\s+ALL|->>|"
                        r"\bx\s*->", re.I)
@@ -241,7 +241,7 @@ def test_statement_head_fallback_gives_the_same_model(monkeypatch):
     """sqlglot 25 (the floor in pyproject) parses MACRO ... AS TABLE as an opaque Command: the
     registry then reads the head as text and parses only the SELECT. Both paths must give the
     same model."""
-    from tracedb import registry
+    from tracedb.store import library as registry
     full = {o.name: o for o in load_library()}
     monkeypatch.setattr(registry, "_parse_create", lambda sql: None)
     fallback = {o.name: o for o in load_library()}

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import FIXTURES, ROOT, ingest_paths, rows
 from tracedb import api
-from tracedb.report import find_browser, run_browser
+from tracedb.findings.browser import find_browser, run_browser
 
 BASE, COMP = "level1", "level1_2024_rank0_ascend_pt"
 
@@ -131,7 +131,7 @@ def test_report_renders_in_headless_chromium(page):
 def test_a_page_error_is_reported(tmp_path):
     """The status element catches a script error (so the check above can fail)."""
     browser = _browser_or_skip()
-    from tracedb.report import Report, render_html
+    from tracedb.findings.report import Report, render_html
     text = render_html(Report("x", []), embed_js=False).replace("</body>", "<script>undefinedFn();</script></body>")
     page = tmp_path / "bad.html"
     page.write_text(text)

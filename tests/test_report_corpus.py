@@ -24,7 +24,8 @@ from typer.testing import CliRunner
 from conftest import ROOT, corpus_path, ingest_paths, rows
 from test_report import _browser_or_skip, _plot_json
 from tracedb.cli import app
-from tracedb.report import CHARTS, run_browser
+from tracedb.findings.browser import run_browser
+from tracedb.findings.charts import CHARTS
 
 OLD = "msinsight-2024/test/data/pytorch/text/level1/rank0_ascend_pt"
 NEW = "msinsight/test/data/pytorch/text/level1"

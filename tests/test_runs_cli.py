@@ -177,7 +177,7 @@ def test_ingest_options_are_passed_through(monkeypatch, tmp_path):
 
     def fake(con, paths, **kw):
         seen.append(kw)
-        from tracedb.ingest import IngestReport
+        from tracedb.ingestion import IngestReport
         return IngestReport()
 
     monkeypatch.setattr(api, "_ingest", fake)

@@ -20,8 +20,8 @@ import pytest
 
 from conftest import CORPUS, FIXTURES, ingest_paths, rows
 from tracedb.cli import app
-from tracedb.compare import align_role_pair
-from tracedb.registry import load_library
+from tracedb.compare.store import align_role_pair
+from tracedb.store.library import load_library
 from tracedb.spark import transpile_library
 
 pyspark = pytest.importorskip("pyspark", reason="pyspark not installed: pip install '.[spark]'")

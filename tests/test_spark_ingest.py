@@ -107,7 +107,7 @@ def test_spark_ingest_equals_single_machine_ingest(tmp_path):
 
 def test_spark_ingest_refuses_a_non_empty_folder(tmp_path):
     from tracedb.errors import TracedbError
-    from tracedb.spark_ingest import ingest
+    from tracedb.spark.executors import ingest
 
     (tmp_path / "pq").mkdir()
     (tmp_path / "pq" / "x").write_text("x")

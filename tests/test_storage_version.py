@@ -9,7 +9,7 @@ import duckdb
 from typer.testing import CliRunner
 
 from conftest import FIXTURES, rows
-from tracedb import db as tdb
+from tracedb.store import db as tdb
 from tracedb.cli import app
 
 RANK = FIXTURES / "ascend" / "level0_rank0_ascend_pt"

@@ -143,7 +143,7 @@ def test_memory_peak_against_device_capacity(tmp_path):
 def test_device_properties_that_are_not_devices_are_left_out():
     """deviceProperties is optional metadata: entries without an integer id are skipped, a
     capacity that is not a non-negative JSON integer is NULL, anything but a list gives none."""
-    from tracedb.ingest.metadata import kineto_devices
+    from tracedb.ingestion.metadata import kineto_devices
     props = [{"id": 0, "name": "A", "totalGlobalMem": 5}, {"id": "x"}, "junk", {"name": "no id"},
              {"id": 1, "totalGlobalMem": -3}, {"id": 2, "totalGlobalMem": True}, {"id": "3", "totalGlobalMem": 2.5},
              {"id": -1, "totalGlobalMem": 7}]

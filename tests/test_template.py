@@ -7,7 +7,7 @@ import os
 import duckdb
 from typer.testing import CliRunner
 
-from tracedb import template
+from tracedb.store import template
 from tracedb.cli import app
 
 from conftest import FIXTURES

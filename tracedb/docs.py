@@ -9,7 +9,10 @@ import re
 import sys
 from pathlib import Path
 
-from .registry import INSTALL_CACHE, load_library, write_install_cache
+from typer.testing import CliRunner
+
+from .cli import app
+from .store.library import load_library
 
 
 def view_index() -> str:
@@ -23,9 +26,6 @@ def view_index() -> str:
 
 
 def cli_reference() -> str:
-    from typer.testing import CliRunner
-
-    from .cli import app
     runner = CliRunner()
     out = []
     for args in ([], ["ingest"], ["query"], ["views"], ["describe"], ["runs"]) + tuple(
@@ -38,7 +38,6 @@ def cli_reference() -> str:
 
 
 def _extra_commands() -> list[str]:
-    from .cli import app
     known = {"ingest", "query", "views", "describe", "runs"}
     names = []
     for c in app.registered_commands:
@@ -65,8 +64,6 @@ def main(path: str = "README.md") -> int:
     if new != old:
         p.write_text(new)
         print(f"updated {path}", file=sys.stderr)
-    if write_install_cache():
-        print(f"updated queries/{INSTALL_CACHE}", file=sys.stderr)
     return 0
 
 

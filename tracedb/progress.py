@@ -9,7 +9,7 @@ import threading
 from contextlib import contextmanager
 from typing import Callable
 
-from .db import duckdb   # the engine module, see tracedb.db
+from .engine import duckdb
 
 Bar = Callable[[str, float | None], None]   # (label, percent or None when finished)
 

@@ -35,7 +35,7 @@ def _text(expr: str, trimmed: bool) -> str:
 def clean_text(expr: str, trimmed: bool = False) -> str:
     """SQL: the text of ``expr`` with surrounding blanks, TAB, CR/LF and quotes removed;
     NULL for '', 'N/A', 'NA', 'NULL', 'None' and '-'. ``trimmed``: ``expr`` is text trimmed
-    already (:func:`trim_text`, e.g. :meth:`tracedb.ingest.sources.csvsource.CsvFile.cell`).
+    already (:func:`trim_text`, e.g. :meth:`tracedb.ingestion.sources.csvsource.CsvFile.cell`).
 
     The words are matched by one ``regexp_full_match`` (case-insensitive), not ``IN (...)``:
     DuckDB turns an IN list of six constants (and list_contains) into a hash join, and a join

@@ -479,7 +479,7 @@ def test_a_time_that_is_not_an_integer_is_refused_with_table_column_and_row(tmp_
 def test_text_columns_null_in_a_whole_first_batch(tmp_path, monkeypatch):
     """The driver types a column from its first Arrow batch; a text column whose first batch is all
     NULL must still read its later strings (batches of 4 rows here)."""
-    from tracedb.ingest.readers import ascend_db
+    from tracedb.ingestion.readers import ascend_db
     monkeypatch.setattr(ascend_db, "BATCH_ROWS", 4)
     rank = tmp_path / "rank0_ascend_pt"
     shutil.copytree(corpus_dir(f"{NEW}/rank0_ascend_pt"), rank, ignore=shutil.ignore_patterns("analysis.db"))

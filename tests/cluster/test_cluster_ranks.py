@@ -21,7 +21,7 @@ from decimal import Decimal
 import pytest
 
 from conftest import FIXTURES, corpus_path, ingest_paths, rows
-from tracedb.ingest.readers.profiler_metadata import double_hash
+from tracedb.ingestion.readers.profiler_metadata import double_hash
 
 COLUMNS = ("computing_ns", "communication_not_overlapped_ns", "overlapped_ns", "communication_ns", "free_ns",
            "stage_ns", "bubble_ns", "communication_not_overlapped_exclude_receive_ns", "preparing_ns")

@@ -11,7 +11,7 @@ from difflib import SequenceMatcher
 
 import pytest
 
-from tracedb.compare import _Matcher
+from tracedb.compare.align import Matcher as _Matcher
 
 
 def blocks(a, b, small=None, monkeypatch=None):
@@ -68,7 +68,7 @@ def test_align_modules_order_is_msprof_module_comparator():
     align A=A, B-, -C, D=D, then A's children a1=a1, -a2 (breadth first). ModuleComparator's
     order: by baseline start; a comparison-only module goes before the first *matched* pair
     whose comparison module starts after it, so a2 (14) lands after B, not after a1."""
-    from tracedb.compare import _Module, align_modules
+    from tracedb.compare.align import Module as _Module, align_modules
 
     def mod(key, ts, *children):
         return _Module(module_id=ts, rank=0, key=key, ts_ns=ts, children=list(children))
@@ -85,7 +85,7 @@ def test_insert_match_paths_write_the_same_rows(numpy_rows, monkeypatch):
     the rows as given, NULLs (a gap's missing side) and the match key included."""
     import duckdb
 
-    from tracedb import compare
+    from tracedb.compare import store as compare
     monkeypatch.setattr(compare, "NUMPY_ROWS", numpy_rows)
     con = duckdb.connect()
     con.execute("CREATE TABLE op_match (baseline_run_id INTEGER, comparison_run_id INTEGER, order_id BIGINT, "
@@ -94,7 +94,7 @@ def test_insert_match_paths_write_the_same_rows(numpy_rows, monkeypatch):
     con.execute("CREATE TABLE module_match AS SELECT * EXCLUDE (match_key) FROM op_match")
     rows = [(3, 4, 1, 0, 2**40 + 1, 1, 7, "aten::mm"), (3, 4, 2, None, None, 1, 9, None),
             (3, 4, 3, 2, 11, None, None, None), (3, 4, 4, 0, 12, 1, 13, "it's \"quoted\"")]
-    compare._insert_match(con, "op_match", rows)
-    compare._insert_match(con, "module_match", [r[:7] for r in rows])
+    compare.insert_match(con, "op_match", rows)
+    compare.insert_match(con, "module_match", [r[:7] for r in rows])
     assert con.execute("SELECT * FROM op_match ORDER BY order_id").fetchall() == rows
     assert con.execute("SELECT * FROM module_match ORDER BY order_id").fetchall() == [r[:7] for r in rows]

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from tracedb.compare import align, parse_name_map, run_compare
+from tracedb.compare.command import run_compare
+from tracedb.compare.name_map import parse_name_map
+from tracedb.compare.store import align
 from tracedb.errors import QueryError, TracedbError
 
 OP_COLS = ("run_id, rank, file_id, op_id, step, tid, ts_ns, dur_ns, name, parent_op_id, depth, input_dims, "

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import FIXTURES, corpus_path, rows
 from tracedb import api
-from tracedb.compare import run_compare
+from tracedb.compare.command import run_compare
 from tracedb.errors import InputError
 
 L1 = "msinsight/test/data/pytorch/text/level1"
@@ -118,7 +118,7 @@ def test_an_interrupt_rolls_back_both_sides(tmp_path):
 def test_compare_leaves_the_vacuum_setting_as_it_found_it(tmp_path):
     """compare's checkpoints skip DuckDB's vacuum (a global setting): a connection of the same
     process to the same database sees the setting back afterwards."""
-    from tracedb import db as _db
+    from tracedb.store import db as _db
     r0, r1 = corpus_path(f"{L1}/rank0_ascend_pt"), corpus_path(f"{L1}/rank1_ascend_pt")
     db = tmp_path / "c.duckdb"
     api.ingest([r0], db, run="r0")
@@ -135,13 +135,12 @@ def test_compare_leaves_the_vacuum_setting_as_it_found_it(tmp_path):
 def test_memory_limit_decides_at_once_or_in_turn(tmp_path, monkeypatch):
     """compare runs under tracedb ingest's memory limit by default; sides whose files together
     take more than half of it are ingested one after the other, in this thread."""
-    from tracedb import db as _db
-    from tracedb.api import ingest_package
-    _ingest = ingest_package()
+    import tracedb.ingestion as _ingest
+    from tracedb.compare import concurrency
     r0, r1 = corpus_path(f"{L1}/rank0_ascend_pt"), corpus_path(f"{L1}/rank1_ascend_pt")
     limits = []
-    connect = _db.connect
-    monkeypatch.setattr(_db, "connect", lambda *a, **k: limits.append(k.get("memory_limit")) or connect(*a, **k))
+    connect = concurrency.connect
+    monkeypatch.setattr(concurrency, "connect", lambda *a, **k: limits.append(k.get("memory_limit")) or connect(*a, **k))
     # the files tracedb reads of a level1 rank (not api_statistic, l2_cache, op_statistic, operator_details)
     read = [r0 / n for n in ("profiler_info_0.json", "profiler_metadata.json")] + [
         r0 / "ASCEND_PROFILER_OUTPUT" / n for n in (
@@ -164,9 +163,8 @@ def test_a_compare_of_two_paths_runs_one_duckdb_thread_fewer(tmp_path, monkeypat
     threads run statements (the two sides, then overall_comparison beside the alignment) it is
     one lower (on 2 cores, 1: no worker thread shared by the sides), lowered once for both, and
     restored at the end, also when a side fails."""
-    from tracedb import compare, db as _db
-    from tracedb.api import ingest_package
-    pkg = ingest_package()
+    import tracedb.ingestion as pkg
+    from tracedb.compare import command as compare, concurrency
     r0, r1 = corpus_path(f"{L1}/rank0_ascend_pt"), corpus_path(f"{L1}/rank1_ascend_pt")
     seen, sets = [], []
 
@@ -189,11 +187,11 @@ def test_a_compare_of_two_paths_runs_one_duckdb_thread_fewer(tmp_path, monkeypat
             seen.append(("close", threads(self._con)))
             self._con.close()
 
-    connect, ingest, overall = _db.connect, pkg.ingest, compare._overall
-    monkeypatch.setattr(_db, "connect", lambda *a, **k: Spy(connect(*a, **{**k, "threads": 3})))
+    connect, ingest, overall = concurrency.connect, pkg.ingest, compare.overall_section
+    monkeypatch.setattr(concurrency, "connect", lambda *a, **k: Spy(connect(*a, **{**k, "threads": 3})))
     monkeypatch.setattr(pkg, "ingest", lambda cur, *a, **k: (seen.append(("side", threads(cur))),
                                                               ingest(cur, *a, **k))[1])
-    monkeypatch.setattr(compare, "_overall", lambda cur, *a: (seen.append(("overall", threads(cur))),
+    monkeypatch.setattr(compare, "overall_section", lambda cur, *a: (seen.append(("overall", threads(cur))),
                                                               overall(cur, *a))[1])
     compare.run_compare(str(r0), str(r1), tmp_path / "a.duckdb")
     assert seen == [("side", 2), ("side", 2), ("overall", 2), ("close", 3)]
@@ -212,10 +210,10 @@ def test_sides_check_the_schema_once(tmp_path, monkeypatch):
     """The tables and the view library are checked once per command, not again by each side:
     not at all in a database just filled from the template, once (upgraded to current) in an
     older one."""
-    from tracedb import registry, schema
-    ing = api.ingest_package()           # the tracedb.ingest module (tracedb.ingest is api.ingest)
+    from tracedb.ingestion import derive
+    from tracedb.store import library as registry
     calls = []
-    for mod, name in ((ing, "apply_schema"), (schema, "apply_schema"), (registry, "install_if_changed")):
+    for mod, name in ((derive, "apply_schema"), (registry, "install_if_changed")):
         monkeypatch.setattr(mod, name, lambda *a, __f=getattr(mod, name), __n=name, **k: calls.append(
             (__n, threading.current_thread().name)) or __f(*a, **k))
     r0, r1 = corpus_path(f"{L1}/rank0_ascend_pt"), corpus_path(f"{L1}/rank1_ascend_pt")
@@ -251,8 +249,7 @@ def test_out_of_memory_says_which_setting_to_raise(tmp_path):
 def test_two_sides_with_worker_processes_at_once(tmp_path, monkeypatch):
     """On a machine with cores for worker processes, both sides stage their ranks in workers
     at the same time and publish them through their own attached staging files."""
-    from tracedb.api import ingest_package
-    pkg = ingest_package()
+    import tracedb.ingestion as pkg
     monkeypatch.setattr(pkg, "default_jobs", lambda: 4)             # 2 workers per side
     base = corpus_path(L1)                                         # rank0 + rank1
     comp = tmp_path / "level1_copy"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from conftest import corpus_path, rows
 from tracedb import api
-from tracedb.compare import run_compare
+from tracedb.compare.command import run_compare
 
 L1 = "msinsight/test/data/pytorch/text/level1"
 FIRST = ["enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", "aten::to", "aten::to",

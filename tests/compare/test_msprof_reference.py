@@ -22,7 +22,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import corpus_path, ingest_paths, rows
-from tracedb.compare import run_compare
+from tracedb.compare.command import run_compare
 
 L1 = "msinsight/test/data/pytorch/text/level1"
 OLD = "msinsight-2024/test/data/pytorch/text/level1/rank0_ascend_pt"

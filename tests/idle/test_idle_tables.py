@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from tracedb.db import connect
-from tracedb.registry import install
-from tracedb.schema import apply_schema
+from tracedb.store.db import connect
+from tracedb.store.library import install
+from tracedb.store.schema import apply_schema
 
 
 @pytest.fixture

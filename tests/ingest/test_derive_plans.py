@@ -26,7 +26,7 @@ def _operators(node: dict) -> list[str]:
 
 
 def test_every_asof_join_of_the_derive_steps_plans_as_an_asof_join(tmp_path):
-    from tracedb.ingest import derive
+    from tracedb.ingestion import derive
 
     db = tmp_path / "t.duckdb"
     ingest_paths(db, corpus_path("msinsight/test/data/pytorch/text/level1/rank1_ascend_pt"))
@@ -56,8 +56,8 @@ def test_format_guards_name_real_formats_and_select_the_steps():
     """The ``-- when-format:`` / ``-- unless-format:`` headers name formats a reader writes (a
     typo would skip the step for every rank), and a rank's formats pick the steps the SQL guards
     they replaced picked (hand-written: trace_view + kernel_details runs 031/101/110, not 030)."""
-    from tracedb.ingest import derive
-    from tracedb.ingest.readers import READERS
+    from tracedb.ingestion import derive
+    from tracedb.ingestion.readers import READERS
 
     steps = {s.name[:3]: s for s in derive._steps()}
     for s in steps.values():

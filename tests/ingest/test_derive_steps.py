@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import shutil
 
-from tracedb.ingest import derive
+from tracedb.ingestion import derive
 
 from conftest import ROOT
 

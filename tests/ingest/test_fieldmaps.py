@@ -1,4 +1,4 @@
-"""Field maps (issue 13): every format's raw names live in ``tracedb/ingest/fieldmaps/``, the
+"""Field maps (issue 13): every format's raw names live in ``tracedb/ingestion/fieldmaps/``, the
 readers take them from there, and the maps agree with real files."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import re
 import pytest
 
 from conftest import FIXTURES, ingest_paths, rows
-from tracedb.ingest.fieldmaps import Field, missing
+from tracedb.ingestion.fieldmaps import Field, missing
 
 OUT = FIXTURES / "ascend/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"
 MS = FIXTURES / "mindspore/profiler"
@@ -48,7 +48,7 @@ def header(path) -> list[str]:
 
 @pytest.mark.parametrize("name", sorted(MAPS))
 def test_every_entry_is_well_formed(name):
-    fields = fields_of(importlib.import_module(f"tracedb.ingest.fieldmaps.{name}"))
+    fields = fields_of(importlib.import_module(f"tracedb.ingestion.fieldmaps.{name}"))
     assert fields
     for f in fields:
         assert f.names and all(isinstance(n, str) and n for n in f.names), f
@@ -58,7 +58,7 @@ def test_every_entry_is_well_formed(name):
 
 @pytest.mark.parametrize("name", sorted(n for n, (_, p) in MAPS.items() if p.suffix == ".csv"))
 def test_fixture_headers_hold_every_required_field(name):
-    fm = importlib.import_module(f"tracedb.ingest.fieldmaps.{name}")
+    fm = importlib.import_module(f"tracedb.ingestion.fieldmaps.{name}")
     h = header(MAPS[name][1])
     assert missing(fm.FIELDS, h) == []
     # and every column tracedb reads that the fixture has is found under one of its names
@@ -69,8 +69,8 @@ def test_fixture_headers_hold_every_required_field(name):
 def test_readers_take_raw_names_from_the_map(name):
     """No raw field name of a format is spelled inline in its reader (drift between two copies)."""
     reader, _ = MAPS[name]
-    source = inspect.getsource(importlib.import_module(f"tracedb.ingest.readers.{reader}"))
-    fm = importlib.import_module(f"tracedb.ingest.fieldmaps.{name}")
+    source = inspect.getsource(importlib.import_module(f"tracedb.ingestion.readers.{reader}"))
+    fm = importlib.import_module(f"tracedb.ingestion.fieldmaps.{name}")
     names = {n for f in fields_of(fm) for n in f.names if len(n) > 5}
     inline = sorted(n for n in names if f'"{n}"' in source or f"'{n}'" in source)
     assert inline == []
@@ -78,7 +78,7 @@ def test_readers_take_raw_names_from_the_map(name):
 
 def test_a_renamed_csv_column_is_read_through_the_map(tmp_path, monkeypatch):
     """Adding a raw name to the map is all a new profiler version's rename needs."""
-    from tracedb.ingest.fieldmaps import step_trace_time as fm
+    from tracedb.ingestion.fieldmaps import step_trace_time as fm
     monkeypatch.setitem(fm.FIELDS, "free_ns", Field(("Idle", "Free"), "us", required=True))
     f = tmp_path / "step_trace_time.csv"
     f.write_text("Step,Computing,Communication(Not Overlapped),Idle\n3,1.5,2.25,3.125\n")
@@ -88,7 +88,7 @@ def test_a_renamed_csv_column_is_read_through_the_map(tmp_path, monkeypatch):
 
 
 def test_a_renamed_json_key_is_read_through_the_map(tmp_path, monkeypatch):
-    from tracedb.ingest.fieldmaps import communication as fm
+    from tracedb.ingestion.fieldmaps import communication as fm
     monkeypatch.setitem(fm.TIME_FIELDS, "elapse_ns", Field(("Elapsed(ms)",), "ms"))
     doc = json.loads((OUT / "communication.json").read_text())
     step = next(iter(doc))
@@ -103,8 +103,8 @@ def test_a_renamed_json_key_is_read_through_the_map(tmp_path, monkeypatch):
 
 
 def test_kernel_details_variant_names_come_from_the_map():
-    from tracedb.ingest.fieldmaps.kernel_details import FIELDS
-    from tracedb.ingest.readers.kernel_details import column_exprs
+    from tracedb.ingestion.fieldmaps.kernel_details import FIELDS
+    from tracedb.ingestion.readers.kernel_details import column_exprs
     exprs = column_exprs(["Step ID", "Name", "Start Time(us)", "Duration(us)", "Block Num"])
     assert '"Step ID"' in exprs["step"] and '"Block Num"' in exprs["block_dim"]
     assert exprs["device_id"] == "NULL"

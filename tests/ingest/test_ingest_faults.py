@@ -11,9 +11,9 @@ import duckdb
 import pytest
 
 from conftest import FIXTURES, ingest_paths, rows
-from tracedb.db import connect
+from tracedb.store.db import connect
 from tracedb.errors import InputError
-from tracedb.ingest import ingest
+from tracedb.ingestion import ingest
 
 
 def test_f1_kineto_gzip_with_deep_metadata_fails_naming_the_file(tmp_path):

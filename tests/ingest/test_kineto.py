@@ -65,7 +65,7 @@ def test_names_of_metadata_events_outside_the_scanned_tail(tmp_path, monkeypatch
     """Plain traces are scanned for metadata events at their end only (where Kineto writes
     them); names given by metadata events elsewhere in the array still reach every row."""
     import sys
-    monkeypatch.setattr(sys.modules["tracedb.ingest.readers.kineto"], "META_TAIL", 400)
+    monkeypatch.setattr(sys.modules["tracedb.ingestion.readers.kineto"], "META_TAIL", 400)
     head = [{"ph": "M", "name": "process_name", "pid": 4021, "tid": 0, "args": {"name": "python3"}},
             {"ph": "M", "name": "thread_name", "pid": 0, "tid": 7, "args": {"name": "stream 7"}}]
     tail = [{"ph": "M", "name": "process_name", "pid": 0, "tid": 0, "args": {"name": "GPU 0"}},

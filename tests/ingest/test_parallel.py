@@ -1,4 +1,4 @@
-"""Parallel multi-rank ingest (``--jobs N``, tracedb/ingest/staging.py): worker processes read
+"""Parallel multi-rank ingest (``--jobs N``, tracedb/ingestion/staging.py): worker processes read
 the new ranks into staging files, the command publishes them in its one transaction.
 
 The result must be the sequential ingest's, row for row (file ids included: the main process
@@ -15,7 +15,7 @@ import pytest
 
 from conftest import FIXTURES, ingest_paths
 from tracedb.errors import InputError
-from tracedb.ingest.staging import setting_bytes, worker_settings
+from tracedb.ingestion.staging import setting_bytes, worker_settings
 
 LEVEL1 = FIXTURES / "ascend/level1"          # rank0_ascend_pt, rank1_ascend_pt
 GEN = FIXTURES.parent.parent / "shared" / "bench" / "gen_traces.py"

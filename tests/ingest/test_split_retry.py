@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import corpus_path, rows
 from tracedb import api
-from tracedb.ingest.readers import READERS, SplitReadFailed
+from tracedb.ingestion.readers import READERS, SplitReadFailed
 
 L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 COUNTS = ("SELECT (SELECT count(*) FROM source_file), (SELECT count(*) FROM event), "

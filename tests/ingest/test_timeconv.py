@@ -10,7 +10,7 @@ import sys
 import duckdb
 import pytest
 
-from tracedb.ingest.sources.jsonsource import scan_metadata
+from tracedb.ingestion.sources.jsonsource import scan_metadata
 from conftest import FIXTURES
 from tracedb.timeconv import clean_text, json_us_to_ns, us_text_to_ns
 
@@ -58,7 +58,7 @@ def test_json_us_to_ns_rejects_misread_padding():
 
 @pytest.mark.parametrize("chunk,memmem", [(16 << 20, True), (70000, True), (70000, False)])
 def test_scan_metadata_finds_every_m_event(tmp_path, monkeypatch, chunk, memmem):
-    events_mod = sys.modules["tracedb.ingest.sources.jsonsource"]
+    events_mod = sys.modules["tracedb.ingestion.sources.jsonsource"]
     monkeypatch.setattr(events_mod, "SCAN_CHUNK", chunk)   # hits across chunk edges
     if not memmem:
         monkeypatch.setattr(events_mod, "_MEMMEM", None)   # the bytes.find fallback
@@ -96,7 +96,7 @@ def test_csv_cells_trimmed_once_per_row(tmp_path):
     """CsvFile.cell reads a cell trimmed (blanks, TAB, CR, quotes) as a column of CsvFile.sql,
     beside the raw columns, in file order, under a name no header cell takes; the conversions
     give the same values from it (``trimmed=True``) as from the raw cell."""
-    from tracedb.ingest.sources.csvsource import open_csv
+    from tracedb.ingestion.sources.csvsource import open_csv
     from tracedb.timeconv import clean_text, int_text
     f = tmp_path / "t.csv"
     f.write_bytes(b'a,tracedb_trimmed_0,b\n" 12.5\t",x,3\n"N/A",y, 7 \n1736408883694624.810\t,z,-\n')

@@ -105,7 +105,7 @@ def test_sliced_read_same_rows_as_one_piece_and_exact_epoch_numbers(tmp_path, mo
     as a JSON number with decimals: a double holds 1712195495506220.328 as …220.2) sends the
     file back to the raw read. Either way the rows are those of the one-piece read."""
     import importlib
-    chrome = importlib.import_module("tracedb.ingest.readers.chrome")
+    chrome = importlib.import_module("tracedb.ingestion.readers.chrome")
     fast_calls = []
     fast = chrome._fast_insert_sql
     monkeypatch.setattr(chrome, "_fast_insert_sql", lambda base_ns: fast_calls.append(1) or fast(base_ns))

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import CORPUS, FIXTURES, ingest_paths, rows
 from tracedb.errors import InputError
-from tracedb.ingest.readers.memory_csv import is_mindspore
+from tracedb.ingestion.readers.memory_csv import is_mindspore
 
 MIB = Decimal(1024 * 1024)
 KIB = Decimal(1024)

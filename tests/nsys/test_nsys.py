@@ -202,12 +202,12 @@ def test_new_fieldmaps_follow_the_fieldmap_rules(fieldmap, reader):
     import inspect
 
     from tests.ingest.test_fieldmaps import KINDS, VERSION, fields_of
-    fm = importlib.import_module(f"tracedb.ingest.fieldmaps.{fieldmap}")
+    fm = importlib.import_module(f"tracedb.ingestion.fieldmaps.{fieldmap}")
     fields = fields_of(fm)
     assert fields
     for f in fields:
         assert f.names and f.kind in KINDS and (f.since is None or VERSION.match(f.since)), f
-    source = inspect.getsource(importlib.import_module(f"tracedb.ingest.readers.{reader}"))
+    source = inspect.getsource(importlib.import_module(f"tracedb.ingestion.readers.{reader}"))
     names = {n for f in fields for n in f.names if len(n) > 5}
     assert sorted(n for n in names if f'"{n}"' in source or f"'{n}'" in source) == []
 

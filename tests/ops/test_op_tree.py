@@ -232,7 +232,7 @@ def test_rederive_keeps_other_sources_and_is_stable(tmp_path):
     (the Ascend DB reader's) alone."""
     import duckdb
 
-    from tracedb.ingest import derive
+    from tracedb.ingestion import derive
     db = tmp_path / "r.duckdb"
     ingest_paths(db, micro_kineto(tmp_path, KINETO))
     before = rows(db, "SELECT * EXCLUDE (file_id) FROM op ORDER BY op_id")

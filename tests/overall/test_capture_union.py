@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import corpus_path, ingest_paths, rows
-from tracedb.ingest.derive import reclassify
+from tracedb.ingestion.derive import reclassify
 
 LEVEL1 = "msinsight/test/data/pytorch/text/level1"
 KINETO = "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.pt.trace.json.gz"

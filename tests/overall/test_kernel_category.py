@@ -7,7 +7,7 @@ import json
 import duckdb
 import pytest
 
-from tracedb.ingest.derive import reclassify
+from tracedb.ingestion.derive import reclassify
 from conftest import CORPUS, ingest_paths, rows
 
 BASE = 1_700_000_000_000_000_000
@@ -83,8 +83,8 @@ def test_a_rule_added_with_sql_changes_step_breakdown(tmp_path):
 
 
 def test_shipped_rules_survive_a_reinstall_and_user_edits_stay(tmp_path):
-    from tracedb.db import connect
-    from tracedb.schema import apply_schema
+    from tracedb.store.db import connect
+    from tracedb.store.schema import apply_schema
     db = tmp_path / "t.duckdb"
     con = connect(db)
     apply_schema(con)

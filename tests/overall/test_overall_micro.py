@@ -2,7 +2,7 @@
 Notify_Wait tasks of the plane with the least wait."""
 from __future__ import annotations
 
-from tracedb.ingest.derive import reclassify
+from tracedb.ingestion.derive import reclassify
 
 # compute MatMul   [0, 10)          (AI_CORE: Cube)
 # group A op       [5, 30)

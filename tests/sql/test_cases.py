@@ -14,8 +14,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tracedb.registry import install
-from tracedb.schema import apply_schema
+from tracedb.store.library import install
+from tracedb.store.schema import apply_schema
 
 CASES = Path(__file__).parent / "cases"
 
@@ -89,7 +89,7 @@ def test_case_files_run_unchanged_in_the_duckdb_shell(tmp_path):
     import subprocess
     import sys
 
-    from tracedb.db import connect
+    from tracedb.store.db import connect
     exe = Path(sys.executable).parent / "duckdb"
     exe = str(exe) if exe.exists() else shutil.which("duckdb")
     if not exe:

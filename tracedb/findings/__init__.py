@@ -1,0 +1,1 @@
+"""What is slow, said in words (:mod:`.summary`) and drawn (:mod:`.report`, :mod:`.charts`)."""

@@ -1,0 +1,113 @@
+"""profiler_info_{rank}.json and profiler_metadata.json → rank, device, level, versions.
+
+These files are a few KB; they are read with :mod:`json`.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from ..engine import insert_rows
+from ..errors import InputError
+from .sources.errors import printable
+
+_INFO = re.compile(r"^profiler_info(?:_(\d+))?\.json$")
+
+
+def small_int(value) -> int | None:
+    """An int, or the text of one (ASCII digits, optional minus, at most 9 digits), else None.
+    (``str.isdigit`` is true for "²", which ``int`` refuses.)"""
+    if isinstance(value, bool):
+        return None
+    text = str(value).strip() if isinstance(value, (int, str)) else ""
+    return int(text) if re.fullmatch(r"-?[0-9]{1,9}", text) else None
+
+
+def load_json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except json.JSONDecodeError as e:
+        raise InputError(f"malformed JSON: {e.msg}", file=str(path),
+                         place=f"line {e.lineno}, column {e.colno}") from e
+    except UnicodeDecodeError as e:
+        raise InputError("not UTF-8 text.", file=str(path), place=f"byte {e.start}") from e
+    except RecursionError as e:
+        raise InputError("malformed JSON: nested too deeply.", file=str(path)) from e
+    except ValueError as e:         # e.g. an integer of more than 4300 digits
+        raise InputError(f"malformed JSON: {printable(str(e), 80)}", file=str(path)) from e
+    except OSError as e:
+        raise InputError(f"cannot read file: {e.strerror}", file=str(path)) from e
+    if not isinstance(data, dict):
+        raise InputError("expected a JSON object.", file=str(path), place="byte 0")
+    return data
+
+
+def fill_ascend_rank(unit, folder: Path) -> None:
+    """Set rank, level and versions of ``unit`` from the profiler_info file of ``folder``.
+
+    Rank: the number in ``profiler_info_{rank}.json`` (what msprof-analyze uses), else the
+    file's ``rank_id`` (an int or a string). Several profiler_info files: the one with a rank.
+    """
+    infos = sorted((p for p in folder.glob("profiler_info*.json") if _INFO.match(p.name)),
+                   key=lambda p: (_INFO.match(p.name).group(1) is None, p.name))
+    if not infos:
+        return
+    path = infos[0]
+    data = load_json(path)
+    unit.files["profiler_info"] = path
+    m = _INFO.match(path.name)
+    rank = int(m.group(1)) if m.group(1) is not None else None
+    if rank is None:
+        rank = small_int(data.get("rank_id"))
+    if rank is not None and rank >= 0:
+        unit.rank, unit.rank_source = rank, "profiler_info"
+    config = data.get("config") if isinstance(data.get("config"), dict) else {}
+    exp = config.get("experimental_config") if isinstance(config.get("experimental_config"), dict) else {}
+    unit.profiler_level = _text(exp.get("_profiler_level") or data.get("profiler_level"))
+    unit.framework_version = _text(data.get("torch_npu_version") or data.get("ms_version"))
+    if "ms_version" in data or "torch_npu_version" in data:
+        unit.framework = "mindspore" if "ms_version" in data else "torch_npu"
+    if (folder / "profiler_metadata.json").is_file():
+        unit.files["profiler_metadata"] = folder / "profiler_metadata.json"
+
+
+def _text(value) -> str | None:
+    return None if value is None or isinstance(value, (dict, list)) else str(value)
+
+
+def fill_kineto_rank(unit, meta: dict) -> None:
+    """Rank and world size from a Kineto trace's ``distributedInfo``."""
+    info = meta.get("distributedInfo") or {}
+    rank = small_int(info.get("rank")) if isinstance(info, dict) else None
+    if rank is not None and rank >= 0:
+        unit.rank, unit.rank_source = rank, "distributedInfo"
+        size = small_int(info.get("world_size"))
+        if size is not None and size > 0:
+            unit.world_size = size
+
+
+def kineto_devices(meta: dict) -> list[tuple[int, str, str | None, int | None]]:
+    """The devices of a Kineto trace's ``deviceProperties`` (a list of objects with id, name,
+    totalGlobalMem): (device_id, 'CUDA:<id>', name, capacity in bytes). Entries without an
+    integer id are left out; a capacity that is not a non-negative integer is NULL."""
+    props = meta.get("deviceProperties")
+    out = []
+    for p in props if isinstance(props, list) else []:
+        if not isinstance(p, dict):
+            continue
+        dev = small_int(p.get("id"))
+        if dev is None or dev < 0:
+            continue
+        mem = p.get("totalGlobalMem")
+        mem = mem if isinstance(mem, int) and not isinstance(mem, bool) and 0 <= mem < 2 ** 63 else None
+        out.append((dev, f"CUDA:{dev}", _text(p.get("name")), mem))
+    return out
+
+
+def write_kineto_devices(con, file_id: int, run_id: int, rank: int, meta: dict) -> int:
+    """Insert the ``device`` rows of one Kineto trace (its own file's rows); returns how many."""
+    rows = kineto_devices(meta)
+    if rows:
+        insert_rows(con, "device", [[run_id, rank, file_id, *r, "kineto_device_properties"] for r in rows])
+    return len(rows)

@@ -1,0 +1,116 @@
+"""kernel_details.csv (every header variant) → ``kernel_details_parsed`` (this command's
+staging table, derive/_session.sql) and ``kernel_details_raw`` (its own Step Id and Stream ID).
+
+DuckDB's CSV reader parses the file (all columns as text); columns are matched by header name
+through :mod:`tracedb.ingestion.fieldmaps.kernel_details`. Start times carry a trailing TAB and
+are parsed exactly to integer ns; shapes lose their literal quotes; the staging rows keep the
+file order (their rowid order; the kernel table's kernel_id). The derive step (derive/020)
+writes the kernel rows, with the trace's task type, stream and group and the window step,
+whatever order the files come in: the rows are written once, as kernel rows.
+"""
+from __future__ import annotations
+
+from ...engine import duckdb
+
+from ...errors import InputError
+from ...timeconv import clean_text, int_text, us_text_to_ns
+from ..fieldmaps.kernel_details import COMMUNICATION_CORES, FIELDS
+from ..fieldmaps import missing
+from ..sources.csvsource import CsvFile, ident, ns_in_range, open_csv, run
+from ..sources.file import SourceFile
+
+
+def column_exprs(header: list[str], csv: CsvFile | None = None) -> dict[str, str]:
+    """SQL expression per kernel_details_parsed column from the header (NULL for absent columns).
+    With ``csv``, integer and wait cells holding text (or out of INTEGER range) raise an error
+    naming the column and line; start and duration are checked after the insert."""
+    present = set(header)
+    exprs = {}
+    for col, fld in FIELDS.items():
+        src, kind = fld.find(present), fld.kind
+        if src is None:
+            exprs[col] = "NULL"
+            continue
+        q = ident(src)
+        trimmed = csv is not None and kind in ("us", "int", "shape")
+        # with csv, the cell trimmed, cleaned and converted once per row (CsvFile.cell, clean, value)
+        t = csv.cell(src) if trimmed else q
+        checked = csv is not None and (kind == "int" or col == "wait_ns")
+        clean = (csv.clean(src) if trimmed else clean_text(q)) if checked or kind == "shape" else None
+        if kind == "us":
+            ns = us_text_to_ns(t, compact=csv is not None and csv.compact, trimmed=trimmed)
+            exprs[col] = ns_in_range(csv.value(ns) if csv is not None else ns)
+        elif kind == "int":
+            exprs[col] = f"TRY_CAST({int_text(t, trimmed)} AS INTEGER)"
+        elif kind == "shape":
+            exprs[col] = f"nullif(trim(replace({clean}, '\"', '')), '')"
+        else:
+            exprs[col] = f"trim(CAST({q} AS VARCHAR), ' ' || chr(9) || chr(13))"
+        if checked:
+            exprs[col] = csv.number(src, exprs[col], clean)
+    return exprs
+
+
+def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
+    """Parse one kernel_details.csv for the derive step; returns its rows.
+
+    Raises:
+        InputError: empty file, missing required column, unparsable CSV, or a row whose start
+            time or duration is not a number, whose duration is negative or whose name is empty
+            (the message gives its line).
+    """
+    with open_csv(f.path, "kernel_details.csv", lambda header: missing(FIELDS, header)) as csv:
+        n = _insert(con, f, csv)
+    _reject_bad_row(con, f)
+    con.execute("""
+        INSERT INTO kernel_details_raw BY NAME
+        SELECT run_id, rank, file_id,
+               rowid - (SELECT min(rowid) FROM kernel_details_parsed WHERE file_id = $file_id) + 1 AS kernel_id,
+               step, stream_id
+        FROM kernel_details_parsed WHERE file_id = $file_id
+    """, {"file_id": f.file_id})
+    return n
+
+
+def _insert(con: duckdb.DuckDBPyConnection, f: SourceFile, csv: CsvFile) -> int:
+    """The one streaming INSERT of the file's rows."""
+    e = column_exprs(csv.header, csv)
+    cores = " OR ".join(f"upper(coalesce({e['accelerator_core']}, '')) = '{c}'" for c in COMMUNICATION_CORES)
+    # One parallel INSERT into the staging table, whose rowids follow the file order; nothing in
+    # it may be a join, which would give up that order (see timeconv.clean_text), nor a window,
+    # which would run on one thread.
+    return run(con, csv, f"""
+            INSERT INTO kernel_details_parsed BY NAME
+            SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id,
+                   {e['step']} AS step, {e['name']} AS name, {e['op_type']} AS op_type,
+                   {e['accelerator_core']} AS accelerator_core, {e['device_id']} AS device_id,
+                   nullif({e['stream_id']}, 'N/A') AS stream_id, {e['ts_ns']} AS ts_ns, {e['dur_ns']} AS dur_ns,
+                   {e['wait_ns']} AS wait_ns,
+                   ({cores} OR lower({e['name']}) LIKE 'hcom\\_%' ESCAPE '\\') AS is_communication,
+                   {e['input_shapes']} AS input_shapes, {e['input_dtypes']} AS input_dtypes,
+                   {e['output_shapes']} AS output_shapes, {e['block_dim']} AS block_dim
+            FROM {csv.sql('$path')}
+    """, {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id, "path": csv.src}).fetchone()[0]
+
+
+def _reject_bad_row(con: duckdb.DuckDBPyConnection, f: SourceFile) -> None:
+    bad = con.execute("""
+        SELECT rowid - (SELECT min(rowid) FROM kernel_details_parsed WHERE file_id = $file_id) + 2,
+               ts_ns IS NULL, dur_ns IS NULL, dur_ns < 0
+        FROM kernel_details_parsed
+        WHERE file_id = $file_id AND (ts_ns IS NULL OR dur_ns IS NULL OR dur_ns < 0 OR name IS NULL)
+        ORDER BY rowid LIMIT 1
+    """, {"file_id": f.file_id}).fetchone()
+    if not bad:
+        return
+    line, no_ts, no_dur, negative = bad
+    if no_ts or no_dur:
+        col = FIELDS["ts_ns" if no_ts else "dur_ns"].name
+        raise InputError(f"column {col!r} is empty, not a number or out of range.", file=str(f.path),
+                         place=f"line {line}",
+                         hint="the file may be truncated or edited.")
+    if negative:
+        raise InputError(f"column {FIELDS['dur_ns'].name!r} is negative.", file=str(f.path), place=f"line {line}",
+                         hint="a kernel cannot take negative time; the file was edited or corrupted.")
+    raise InputError(f"column {FIELDS['name'].name!r} is empty.", file=str(f.path), place=f"line {line}",
+                     hint="the file may be truncated or edited.")

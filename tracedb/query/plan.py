@@ -1,0 +1,181 @@
+"""Planning a query: a view name (with --run/--rank/--step and the compare views' run pair) or a
+SQL statement becomes the SQL and parameters that run, checked first (a read-only connection
+runs only SELECT statements; an unknown name gets ``did you mean``)."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..engine import duckdb
+from ..errors import QueryError
+from ..store.session import duckdb_message, run_names
+from .objects import objects, table_names, unknown
+
+ROLES = ("baseline", "comparison")
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_EXPLAIN = re.compile(r"^\s*EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?:\([^)]*\)\s*)?", re.I)
+EMPTY_HINT = "'tracedb views' lists the views, e.g. tracedb query step_breakdown."
+
+
+def query_text(name_or_sql: str | None) -> str:
+    """The view name or SQL with surrounding blanks and trailing ``;`` removed.
+
+    Raises:
+        QueryError: nothing is left.
+    """
+    text = (name_or_sql or "").strip().rstrip(";").strip()
+    if not text:
+        raise QueryError("empty query: give a view name or a SQL statement.", hint=EMPTY_HINT)
+    return text
+
+
+def parse_statements(con: duckdb.DuckDBPyConnection, sql: str) -> list:
+    """The parsed statements of ``sql``; QueryError when there are none or it does not parse."""
+    try:
+        statements = con.extract_statements(sql)
+    except duckdb.Error as e:
+        raise QueryError(f"query failed: {duckdb_message(e)}") from e
+    except ValueError as e:      # a statement type this duckdb's Python module cannot name
+        raise QueryError("only SELECT statements run on the read-only query connection.",
+                         hint="pass --write to run SQL that changes data.") from e
+    if not statements:
+        raise QueryError("empty query: give a view name or a SQL statement.", hint=EMPTY_HINT)
+    return statements
+
+
+def check_read_only_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Refuse SQL that could do more than read: only SELECT (incl. FROM, WITH, VALUES, DESCRIBE,
+    SHOW, SUMMARIZE) and EXPLAIN of a SELECT pass.
+
+    COPY … TO, EXPORT DATABASE, ATTACH, INSTALL, LOAD, SET, PRAGMA, CALL, CREATE (incl. CREATE
+    SECRET, which writes a file), CHECKPOINT and the rest are refused before anything runs. Reading
+    local files (``read_csv``, ``read_parquet``, ``read_json``) stays allowed: it changes nothing,
+    and joining a trace with a CSV from elsewhere is a legitimate question. Remote URLs fail
+    because no extension can be installed or loaded (see :data:`tracedb.db.LOCKED_SETTINGS`).
+
+    Raises:
+        QueryError: empty SQL, a SQL syntax error, or a statement that is not a SELECT.
+    """
+    statements = parse_statements(con, sql)
+    for st in statements:
+        kind = st.type
+        if kind == duckdb.StatementType.EXPLAIN:    # EXPLAIN ANALYZE runs its statement
+            try:
+                inner = con.extract_statements(_EXPLAIN.sub("", st.query, count=1))
+                kind = inner[0].type if len(inner) == 1 else kind
+            except (duckdb.Error, ValueError):
+                pass
+        if kind != duckdb.StatementType.SELECT:
+            raise QueryError(f"{kind.name} statements do not run on the read-only query connection "
+                             "(it writes no file, loads no extension and changes no setting).",
+                             hint="pass --write to run SQL that changes data; 'tracedb export' writes Parquet.")
+
+
+def plan(con, text: str, *, baseline=None, comparison=None, run=None, rank=None, step=None,
+               limit=None, write: bool = False) -> tuple[str, list]:
+    """The SQL and parameters a query of ``text`` runs (views resolved, SQL checked): the
+    plan of :func:`tracedb.api.query`."""
+    params: list[Any] = []
+    if _IDENT.match(text):
+        sql, params = view_sql(con, text, baseline, comparison, run, rank, step)
+    else:
+        if any(v is not None for v in (run, rank, step, baseline, comparison)):
+            raise QueryError("--run/--rank/--step/--baseline/--comparison apply to view names, not SQL.")
+        if write:
+            parse_statements(con, text)
+        else:
+            check_read_only_sql(con, text)
+        sql = text
+    if limit is not None:
+        sql = f"SELECT * FROM ({sql}) AS q LIMIT {int(limit)}"
+    return sql, params
+
+
+def view_sql(con, name: str, baseline, comparison, run, rank, step) -> tuple[str, list]:
+    """The SELECT for a view name with its filters (bound parameters)."""
+    params: list[Any] = []
+    objs = objects(con)
+    if name not in objs:
+        tables = table_names(con)
+        if name in tables:       # a table by name: SELECT * (ux-review F10); --run through its run_id
+            return table_sql(con, name, baseline, comparison, run, rank, step)
+        raise unknown("view", name, list(objs) + tables, "'tracedb views' lists the views; "
+                       "or pass a SQL statement in quotes.")
+    text = name
+    # a compare view (op_diff, kernel_diff, ...) has a table macro NAME_between(baseline, comparison)
+    paired = name if f"{name}_between" in objs else name[:-len("_between")] if name.endswith("_between") else None
+    if paired and not name.endswith("_between") and not (baseline or comparison):
+        missing = [r for r in ROLES if role_run(con, r) is None]
+        if missing:        # the view would return no rows, without a word (ux-review F14)
+            names = ", ".join(run_names(con))
+            raise QueryError(f"{name} needs a baseline and a comparison run; no run has the role "
+                             f"{' or '.join(missing)} (runs: {names}).",
+                             hint="'tracedb compare BASELINE COMPARISON', 'tracedb runs set-role RUN baseline' "
+                                  "(and comparison), or pass --baseline RUN --comparison RUN.")
+    if paired and (baseline or comparison):
+        text = f"{paired}_between"
+    elif baseline or comparison:
+        raise QueryError(f"--baseline/--comparison apply to the compare views (op_diff, kernel_diff, ...), "
+                         f"not to {text}.")
+    if objs[text][1] == "table_macro":
+        if not paired:
+            raise QueryError(f"{text} takes parameters; call it in SQL: SELECT * FROM {text}(...).")
+        base = baseline or role_run(con, "baseline")
+        comp = comparison or role_run(con, "comparison")
+        if base is None or comp is None:
+            raise QueryError(f"{paired} needs a baseline and a comparison run.",
+                             hint="pass --baseline RUN --comparison RUN, or 'tracedb runs set-role RUN baseline'.")
+        for r in (base, comp):
+            if not con.execute("SELECT 1 FROM run WHERE run_name = ?", [r]).fetchone():
+                raise QueryError(f"no run named {r!r}.", hint="'tracedb runs' lists the runs.")
+        sql = f"SELECT * FROM {text}(?, ?)"
+        params = [base, comp]
+    else:
+        sql = f"SELECT * FROM {text}"
+    # the view's columns only when a filter needs them (binding a large view costs time)
+    cols = ({r[0] for r in con.execute(f"DESCRIBE {sql}", params).fetchall()}
+            if any(v is not None for v in (run, rank, step)) else set())
+    where = []
+    for col, val, flag in (("run_name", run, "--run"), ("rank", rank, "--rank"), ("step", step, "--step")):
+        if val is None:
+            continue
+        if col not in cols:
+            raise QueryError(f"{flag} does not apply: {name} has no {col} column.")
+        where.append(f"{col} = ?")
+        params.append(val)
+    if where:
+        sql = f"SELECT * FROM ({sql}) AS v WHERE " + " AND ".join(where)
+    return sql, params
+
+
+def table_sql(con, name: str, baseline, comparison, run, rank, step) -> tuple[str, list]:
+    """``SELECT * FROM table`` with the --run/--rank/--step filters (--run through ``run_id``)."""
+    if baseline or comparison:
+        raise QueryError(f"--baseline/--comparison apply to op_diff, not to {name}.")
+    cols = {r[0] for r in con.execute("SELECT column_name FROM duckdb_columns() WHERE database_name = "
+                                      "current_database() AND schema_name = 'main' AND table_name = ?",
+                                      [name]).fetchall()}
+    where, params = [], []
+    if run is not None:
+        if "run_name" in cols:
+            where.append("run_name = ?")
+        elif "run_id" in cols:
+            where.append("run_id = (SELECT run_id FROM main.run WHERE run_name = ?)")
+        else:
+            raise QueryError(f"--run does not apply: {name} has no run_id column.")
+        params.append(run)
+    for col, val, flag in (("rank", rank, "--rank"), ("step", step, "--step")):
+        if val is not None:
+            if col not in cols:
+                raise QueryError(f"{flag} does not apply: {name} has no {col} column.")
+            where.append(f"{col} = ?")
+            params.append(val)
+    sql = f'SELECT * FROM main."{name}"'
+    return (sql + " WHERE " + " AND ".join(where) if where else sql), params
+
+
+def role_run(con, role: str) -> str | None:
+    row = con.execute("SELECT min(run_name) FROM run WHERE role = ?", [role]).fetchone()
+    return row[0] if row else None
+
+

@@ -1,0 +1,1 @@
+"""How results look: the human table (:mod:`.table`) and the machine formats (:mod:`.machine`)."""

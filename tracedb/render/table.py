@@ -1,0 +1,336 @@
+"""The human table (and its HTML twin for notebooks): ``tracedb query``'s default output.
+
+``table`` is for people (the default of every command). Units come from the
+column names, as the views name them (``*_ns``, ``*_bytes``, ``*_ratio``, ``*_pct``,
+``*_gbps``), and the header says the unit shown:
+
+* durations (``dur_ns``, ``computing_ns`` …) in the unit that fits the column — µs below 1 ms,
+  ms below 100 s, else s — with 3 fixed decimals (``computing_ms 136.612``); ``units`` forces
+  one unit (``ns`` prints the exact integers);
+* instants (``ts_ns``, ``start_ns``, ``step_end_ns`` …) as UTC time of day with µs
+  (``08:01:23.704643``) when they are epoch times, else in seconds;
+* bytes in GiB / MiB / KiB (2 decimals), ratios as % (1 decimal), bandwidth in GB/s;
+* numbers right-aligned with digit grouping (keys such as rank and step without), NULL as ``—``;
+* the table fits ``width`` characters: long text is cut with ``…``, then trailing columns are
+  left out with a ``+N columns`` note (``wide`` shows them all, ``vertical`` one field a line);
+* at most ``max_rows`` rows, with an ``N rows (40 shown)`` note.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import html
+import math
+import re
+import textwrap
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+UNITS = ("ns", "us", "ms", "s")
+DEFAULT_MAX_ROWS = 40
+NULL = "—"
+_NS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+_UNIT_LABEL = {"ns": "ns", "us": "µs", "ms": "ms", "s": "s"}
+_INSTANT = re.compile(r"(^|_)(ts|start|end)_ns$")
+_KEY_INT = re.compile(r"^(rank|step|execution|device|device_id|run_id|rank_id|step_id)$|_(rank|id|step)$")
+_EPOCH_NS = 10 ** 18          # 2001-09-09: below this an instant is a device counter or relative time
+_TEXT_CAP = 40                # longest text cell before the table has to shrink further
+_TEXT_MIN = 24                # text cells are cut down to this before columns are left out
+_HEADER_LINES = 3
+_HEADER_MIN = 12              # a header this long stays on one line
+
+
+def cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return format(v, ".10g") if math.isfinite(v) else str(v)
+    return str(v)
+
+
+# ---- human cells ---------------------------------------------------------------------------
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float, decimal.Decimal)) and not isinstance(v, bool)
+
+
+def fixed(v: Any, scale: int, decimals: int) -> str:
+    """``v / scale`` with ``decimals`` fixed decimals and digit grouping; exact for integers
+    (rounded half up in integer arithmetic, never through a float)."""
+    if isinstance(v, int):
+        q = 10 ** decimals
+        n = (abs(v) * q * 2 + scale) // (2 * scale)
+        whole, frac = divmod(n, q)
+        text = f"{whole:,}" + (f".{frac:0{decimals}d}" if decimals else "")
+        return ("-" + text) if v < 0 and n else text
+    f = float(v) / scale
+    return f"{f:,.{decimals}f}" if math.isfinite(f) else str(f)
+
+
+def _plain_number(v: Any, group: bool = True) -> str:
+    if isinstance(v, int):
+        return f"{v:,}" if group else str(v)
+    f = float(v)
+    if not math.isfinite(f):
+        return str(f)
+    if f == int(f) and abs(f) < 1e15 and isinstance(v, decimal.Decimal):
+        return f"{int(f):,}"
+    if 0 < abs(f) < 0.001:
+        return f"{f:.3g}"
+    return f"{f:,.3f}"
+
+
+def _text(v: Any) -> str:
+    if v is None:
+        return NULL
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return v.replace("\r", "").replace("\n", "⏎").replace("\t", " ")
+    return str(v)
+
+
+@dataclass
+class _Col:
+    header: str                    # the name shown, with the unit it is shown in
+    fmt: Callable[[Any], str]
+    numeric: bool
+
+
+def _max_abs(values: list) -> float:
+    nums = [abs(float(v)) for v in values if _is_number(v) and math.isfinite(float(v))]
+    return max(nums) if nums else 0.0
+
+
+def _stem(name: str, suffix: str) -> str:
+    return name[: -len(suffix)] if name.endswith(suffix) else name
+
+
+def _column(name: str, values: list, units: str | None) -> _Col:
+    """How one column is shown: its header (with the unit) and its cell formatter."""
+    nums = [v for v in values if _is_number(v)]
+    numeric = all(v is None or _is_number(v) for v in values)     # an all-NULL column keeps its unit
+    lower = name.lower()
+    if not numeric:
+        return _Col(name, _text, False)
+    if lower.endswith("_ns") or lower == "ns":
+        stem = _stem(name, name[-3:]).rstrip("_")
+        if _INSTANT.search(lower) and not lower.startswith("late_"):
+            if units is None and nums and all(isinstance(v, int) for v in nums):
+                epoch = [v >= _EPOCH_NS for v in nums]
+                if all(epoch):
+                    return _Col(f"{stem}_utc", _clock, True)
+                if any(epoch):      # epoch times next to device counters (e.g. MindSpore): each as it is
+                    return _Col(stem, lambda v: _clock(v) if v >= _EPOCH_NS else fixed(v, 10 ** 9, 6) + " s", True)
+            if units == "ns":
+                return _Col(name, lambda v: NULL if v is None else str(v), True)
+            unit, dec = (units, 3) if units else ("s", 6)
+        elif units is not None:
+            unit, dec = units, (0 if units == "ns" else 3)
+        else:
+            top = _max_abs(values)
+            unit = "us" if top < 1e6 else "ms" if top < 1e11 else "s"
+            dec = 3
+        scale = _NS[unit]
+        return _Col(f"{stem}_{_UNIT_LABEL[unit]}", lambda v: NULL if v is None else fixed(v, scale, dec), True)
+    if lower.endswith("_bytes"):
+        top = _max_abs(values)
+        unit, scale = next(((u, s) for u, s in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10))
+                            if top >= s), ("B", 1))
+        dec = 0 if scale == 1 else 2
+        return _Col(f"{_stem(name, name[-6:])}_{unit}", lambda v: NULL if v is None else fixed(v, scale, dec), True)
+    if lower.endswith("_ratio"):
+        return _Col(f"{_stem(name, name[-6:])}_%", lambda v: NULL if v is None else fixed(v * 100, 1, 1), True)
+    if lower.endswith("_pct"):
+        return _Col(f"{_stem(name, name[-4:])}_%", lambda v: NULL if v is None else fixed(v, 1, 1), True)
+    if lower.endswith("_gbps"):
+        return _Col(f"{_stem(name, name[-5:])}_GB/s", lambda v: NULL if v is None else fixed(v, 1, 2), True)
+    group = not _KEY_INT.search(lower)
+    return _Col(name, lambda v: NULL if v is None else _plain_number(v, group), True)
+
+
+def _clock(v: int) -> str:
+    """Epoch ns as UTC time of day with µs: 1736408883704643212 → 07:48:03.704643."""
+    secs, ns = divmod(v, 10 ** 9)
+    return _dt.datetime.fromtimestamp(secs, _dt.timezone.utc).strftime("%H:%M:%S") + f".{ns // 1000:06d}"
+
+
+def human_cells(columns: Sequence[str], rows: Sequence[Sequence[Any]],
+                units: str | None = None) -> tuple[list[str], list[list[str]], list[bool]]:
+    """The rows as people read them: headers with units, formatted cells, right-alignment flags.
+
+    >>> human_cells(["rank", "computing_ns", "size_bytes", "wait_ratio", "name"],
+    ...             [(0, 136_612_345, 3 * 2**30, 0.25, "MatMul"), (1, None, 2**30, None, None)])
+    (['rank', 'computing_ms', 'size_GiB', 'wait_%', 'name'], [['0', '136.612', '3.00', '25.0', 'MatMul'], ['1', '—', '1.00', '—', '—']], [True, True, True, True, False])
+    """
+    if units is not None and units not in UNITS:
+        raise ValueError(f"unknown unit {units!r}; use one of {', '.join(UNITS)}")
+    cols = [_column(c, [r[i] for r in rows], units) for i, c in enumerate(columns)]
+    cells = [[col.fmt(v) if v is not None else NULL for col, v in zip(cols, r)] for r in rows]
+    return [c.header for c in cols], cells, [c.numeric for c in cols]
+
+
+# ---- the table -----------------------------------------------------------------------------
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else (text[: max(width - 1, 0)] + "…")[:width]
+
+
+def _header_lines(header: str, width: int) -> list[str]:
+    """The header wrapped at underscores into lines of at most ``width`` (one word may be longer)."""
+    if len(header) <= width:
+        return [header]
+    lines: list[str] = []
+    for word in header.split("_"):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += "_" + word
+        else:
+            lines.append(word)
+    return lines
+
+
+def _header_width(header: str, data_width: int) -> int:
+    """The narrowest width ≥ the data's at which the header takes at most three lines."""
+    w = max(data_width, max(len(p) for p in header.split("_")), min(len(header), _HEADER_MIN))
+    while len(_header_lines(header, w)) > _HEADER_LINES:
+        w += 1
+    return w
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def render_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, width: int | None = None,
+                 max_rows: int | None = DEFAULT_MAX_ROWS, units: str | None = None, vertical: bool = False,
+                 wide: bool = False, wrap_last: bool = False, total: int | None = None) -> str:
+    """The human table (see the module docstring).
+
+    Args:
+        width: characters per line to fit (None: no limit).
+        max_rows: rows shown at most (None: all); a note says how many there are.
+        units: force one time unit (ns, us, ms, s) for every ``*_ns`` column.
+        vertical: one ``column | value`` line per field, a block per row.
+        wide: show every column, text uncut, whatever the width.
+        wrap_last: wrap a text column that comes last instead of cutting it (descriptions).
+        total: the number of rows of the whole result when ``rows`` holds only its first rows
+            (at least the ``max_rows`` shown; default ``len(rows)``).
+
+    >>> print(render_table(["rank", "free_ns", "op"], [(0, 1_500_000, "MatMul"), (1, 12_000_000, None)]), end="")
+    rank  free_ms  op
+    ----  -------  ------
+       0    1.500  MatMul
+       1   12.000  —
+    """
+    total = len(rows) if total is None else total
+    shown = list(rows if max_rows is None else rows[:max_rows])
+    headers, cells, right = human_cells(columns, shown, units)
+    notes = []
+    if len(shown) < total:
+        notes.append(f"{_plural(total, 'row')} ({len(shown):,} shown): --limit N or --all for more")
+    if not columns:
+        return "\n".join(notes) + ("\n" if notes else "")
+    if vertical:
+        body = _vertical(headers, cells, None if wide else width)
+    else:
+        body, dropped = _horizontal(headers, cells, right, None if wide else width, wrap_last)
+        if dropped:
+            notes.append(_dropped_note(dropped, width))
+        if not shown:
+            notes.insert(0, "0 rows")
+    return body + "".join(n + "\n" for n in notes)
+
+
+def _dropped_note(dropped: list[str], width: int | None) -> str:
+    """``+N columns not shown (a, b, …): --wide or -x/--vertical``, as many names as fit."""
+    for k in range(len(dropped), -1, -1):
+        names = ", ".join(dropped[:k]) + (", …" if k < len(dropped) else "")
+        note = f"+{_plural(len(dropped), 'column')} not shown ({names}): --wide or -x/--vertical"
+        if width is None or len(note) <= width or k == 0:
+            return note
+    return ""
+
+
+def _horizontal(headers, cells, right, width, wrap: bool) -> tuple[str, list[str]]:
+    n = len(headers)
+    data_w = [max([len(r[i]) for r in cells] or [0]) for i in range(n)]
+    text_cols = [i for i in range(n) if not right[i]]
+
+    def widths(cap: int | None) -> list[int]:
+        return [_header_width(headers[i], min(data_w[i], cap) if (cap and i in text_cols) else data_w[i])
+                for i in range(n)]
+
+    def total(ws: list[int]) -> int:
+        return sum(ws) + 2 * (len(ws) - 1)
+
+    keep, ws, wrap_last = n, widths(None), False
+    if width is not None:
+        for cap in (_TEXT_CAP, _TEXT_MIN):
+            if total(ws) <= width:
+                break
+            ws = widths(cap)
+        while keep > 1 and total(ws[:keep]) > width:
+            keep -= 1
+        ws = ws[:keep]
+        last = keep - 1
+        if wrap and not right[last]:     # the last text column takes the room that is left, wrapped
+            room = width - total(ws[:last]) - (2 if last else 0)
+            if room >= _header_width(headers[last], 1) and data_w[last] > ws[last]:
+                ws[last] = max(min(room, data_w[last]), ws[last])
+                wrap_last = ws[last] < data_w[last]
+            ws[last] = min(ws[last], max(room, 1))
+    head = [_header_lines(headers[i], ws[i]) for i in range(keep)]
+    depth = max(len(h) for h in head)
+    lines = []
+    for k in range(depth):
+        parts = []
+        for i in range(keep):
+            h = head[i]
+            text = h[k - (depth - len(h))] if k >= depth - len(h) else ""
+            text = _cut(text, ws[i])
+            parts.append(text.rjust(ws[i]) if right[i] else text.ljust(ws[i]))
+        lines.append("  ".join(parts).rstrip())
+    lines.append("  ".join("-" * w for w in ws))
+    for r in cells:
+        row_lines = [[]]
+        for i in range(keep):
+            text = r[i]
+            if i == keep - 1 and wrap_last and len(text) > ws[i]:
+                wrapped = textwrap.wrap(text, ws[i], break_long_words=True, break_on_hyphens=False) or [""]
+                row_lines[0].append(wrapped[0].ljust(ws[i]))
+                for extra in wrapped[1:]:
+                    row_lines.append(["".ljust(w) for w in ws[:i]] + [extra])
+                continue
+            text = _cut(text, ws[i])
+            row_lines[0].append(text.rjust(ws[i]) if right[i] else text.ljust(ws[i]))
+        lines += ["  ".join(p).rstrip() for p in row_lines]
+    return "\n".join(lines) + "\n", headers[keep:]
+
+
+def _vertical(headers, cells, width) -> str:
+    name_w = max(len(h) for h in headers)
+    out = []
+    for k, r in enumerate(cells, 1):
+        title = f"-[ row {k} ]"
+        out.append(title + "-" * max(0, min(width or 40, 40) - len(title)))
+        for h, v in zip(headers, r):
+            room = None if width is None else max(width - name_w - 3, 8)
+            out.append(f"{h.ljust(name_w)} | {v if room is None else _cut(v, room)}".rstrip())
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def render_html(columns: Sequence[str], rows: Sequence[Sequence[Any]], *,
+                max_rows: int | None = DEFAULT_MAX_ROWS, units: str | None = None) -> str:
+    """An HTML table of the human cells (for notebooks), with the row-count note."""
+    total = len(rows)
+    shown = list(rows if max_rows is None else rows[:max_rows])
+    headers, cells, right = human_cells(columns, shown, units)
+    style = ' style="text-align: right"'
+    head = "".join(f"<th{style if r else ''}>{html.escape(h)}</th>" for h, r in zip(headers, right))
+    body = "".join("<tr>" + "".join(f"<td{style if r else ''}>{html.escape(c)}</td>" for c, r in zip(row, right))
+                   + "</tr>" for row in cells)
+    note = (f"<p>{_plural(total, 'row')} ({len(shown):,} shown); <code>.df()</code> has them all, "
+            "in the database's units</p>" if len(shown) < total else f"<p>{_plural(total, 'row')}</p>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}"
+
+
