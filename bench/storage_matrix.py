@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CELLS = [("v1.0.0", "dictionary"), ("v1.0.0", "none"), ("v1.2.0", "dictionary"), ("v1.2.0", "none"),
          ("v1.3.0", "none"), ("v1.3.0", "dict_fsst"), ("v1.4.0", "none"), ("v1.5.0", "none"),
          ("v1.5.0", "dict_fsst"), ("latest", "none"), ("latest", "dict_fsst")]
-INGEST = ("import sys, tracedb.schema as s; s.COMPRESSION = sys.argv[1]; from tracedb import api; "
+INGEST = ("import sys, tracedb.store.schema as s; s.COMPRESSION = sys.argv[1]; from tracedb import api; "
           "api.ingest([sys.argv[2]], db=sys.argv[3], storage_version=sys.argv[4], run='r', threads=None)")
 OPEN = ("import sys, duckdb; c = duckdb.connect(sys.argv[1], read_only=True); "
         "c.execute('SELECT count(*) FROM event').fetchone(); "

@@ -163,7 +163,7 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
             expression (RE2; group 1 = step number, else their order) are steps; default
             ``^ProfilerStep#(\\d+)$``.
         storage_version: DuckDB storage version of a database file this call creates
-            (default :data:`tracedb.db.STORAGE_VERSION`; see README "Opening the file elsewhere").
+            (default :data:`tracedb.store.db.STORAGE_VERSION`; see docs/bi-tools.md).
         jobs: worker processes for the new ranks of a run, each with ``memory_limit / jobs``
             (see :mod:`tracedb.ingestion.staging`; default :func:`tracedb.ingestion.default_jobs`).
 

@@ -1,69 +1,136 @@
-"""Generated README sections: the view index (from queries/**) and the CLI reference (from --help).
+"""The generated pages of the manual (the MkDocs site in ``docs/``): the CLI reference from each
+command's ``--help``, the view index and the view reference from the SQL library (each view's
+header, parameters and columns with their types and comments, read from a database the library
+was installed into), and pages included from other files (``bench/RESULTS.md``).
 
-``python -m tracedb.docs`` rewrites the sections between ``<!-- BEGIN x -->`` and
-``<!-- END x -->`` in README.md; tests/test_docs.py fails when they are stale.
+``docs/hooks.py`` puts them into the pages at build time (a page holds a marker such as
+``<!-- tracedb: cli -->``), so a generated section cannot go stale. ``python -m tracedb.docs
+DIR`` writes the pages with the markers filled, for reading without MkDocs.
 """
 from __future__ import annotations
 
 import re
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 from typer.testing import CliRunner
 
 from .cli import app
-from .store.library import load_library
+from .engine import duckdb
+from .store.library import SqlObject, install, load_library
+from .store.schema import apply_schema
+
+ROOT = Path(__file__).resolve().parent.parent     # the checkout the site is built from
+MARKER = re.compile(r"<!-- tracedb: ([a-z-]+)(?: ([^ ]+))? -->")
+
+
+def _public() -> list[SqlObject]:
+    return sorted((o for o in load_library() if o.schema == "main"), key=lambda o: (o.topic, o.name))
 
 
 def view_index() -> str:
+    """A table of the public views and table macros: name (linked to its reference), kind,
+    topic and what it answers."""
     lines = ["| view | kind | topic | what it answers |", "|---|---|---|---|"]
-    for o in sorted(load_library(), key=lambda o: (o.topic, o.name)):
-        if o.schema != "main":
-            continue
+    for o in _public():
         kind = "view" if o.kind == "view" else f"table macro ({', '.join(o.parameters)})"
-        lines.append(f"| `{o.name}` | {kind} | {o.topic} | {o.summary} |")
+        lines.append(f"| [`{o.name}`](reference.md#{o.name}) | {kind} | {o.topic} | {o.summary} |")
     return "\n".join(lines)
 
 
+@lru_cache(maxsize=1)
+def _column_types() -> dict[str, list[tuple[str, str, str]]]:
+    """(column, type, comment) of every public view, from an in-memory database with the schema
+    and the library installed (the comments as COMMENT ON wrote them)."""
+    con = duckdb.connect()
+    try:
+        apply_schema(con)
+        install(con)
+        out: dict[str, list[tuple[str, str, str]]] = {}
+        for view, col, typ, comment in con.execute(
+                "SELECT table_name, column_name, data_type, coalesce(comment, '') FROM duckdb_columns() "
+                "WHERE schema_name = 'main' ORDER BY table_name, column_index").fetchall():
+            out.setdefault(view, []).append((col, typ, comment))
+        return out
+    finally:
+        con.close()
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def view_reference() -> str:
+    """Every public view and table macro: its header sections (Grain, Source, Reference, Units,
+    …), its parameters, and its columns with type and comment (unit and source)."""
+    types = _column_types()
+    out = []
+    for topic in sorted({o.topic for o in _public()}):
+        out.append(f"## {topic}")
+        for o in (o for o in _public() if o.topic == topic):
+            out.append(f"### {o.name}\n\n{o.summary}\n")
+            out += [f"- **{key}:** {_cell(value)}" for key, value in o.sections.items()]
+            if o.parameters:
+                out.append(f"- **Call:** `SELECT * FROM {o.name}({', '.join(o.parameters)})`")
+            cols = types.get(o.name) or [(c, "", o.column_comments.get(c, "")) for c in o.columns]
+            out.append("\n| column | type | description |\n|---|---|---|")
+            out += [f"| `{c}` | {t} | {_cell(d)} |" for c, t, d in cols]
+            out.append(f"\nSource file: `queries/{o.topic}/{o.name}.sql`\n")
+    return "\n".join(out)
+
+
+def _commands() -> list[list[str]]:
+    """Every command line whose --help the reference shows: the app, each command, each group's
+    subcommands."""
+    out = [[]]
+    for c in app.registered_commands:
+        out.append([c.name or c.callback.__name__.replace("_", "-")])
+    for g in app.registered_groups:
+        out.append([g.name])
+        out += [[g.name, c.name or c.callback.__name__.replace("_", "-")] for c in g.typer_instance.registered_commands]
+    return out
+
+
 def cli_reference() -> str:
+    """Each command's --help, as the terminal shows it at 100 columns."""
     runner = CliRunner()
     out = []
-    for args in ([], ["ingest"], ["query"], ["views"], ["describe"], ["runs"]) + tuple(
-            [c] for c in _extra_commands()):
+    for args in _commands():
         res = runner.invoke(app, args + ["--help"], prog_name="tracedb", env={"COLUMNS": "100", "NO_COLOR": "1"},
                             terminal_width=100)
-        title = "tracedb " + " ".join(args) if args else "tracedb"
-        out.append(f"### `{title.strip()}`\n\n```text\n{res.output.rstrip()}\n```")
+        title = " ".join(["tracedb", *args])
+        out.append(f"## `{title}`\n\n```text\n{res.output.rstrip()}\n```")
     return "\n\n".join(out)
 
 
-def _extra_commands() -> list[str]:
-    known = {"ingest", "query", "views", "describe", "runs"}
-    names = []
-    for c in app.registered_commands:
-        name = c.name or (c.callback.__name__.replace("_", "-") if c.callback else None)
-        if name and name not in known:
-            names.append(name)
-    return names
+def include(path: str) -> str:
+    """A file of the repository, its first heading dropped (the page has its own)."""
+    text = (ROOT / path).read_text()
+    return re.sub(r"\A# .*\n", "", text)
 
 
-SECTIONS = {"views": view_index, "cli": cli_reference}
+GENERATORS = {"cli": cli_reference, "view-index": view_index, "view-reference": view_reference}
 
 
-def render_readme(text: str) -> str:
-    for key, fn in SECTIONS.items():
-        pat = re.compile(rf"(<!-- BEGIN {key} -->\n)(?:.*?\n)?(<!-- END {key} -->)", re.S)
-        text = pat.sub(lambda m: m.group(1) + fn() + "\n" + m.group(2), text)
-    return text
+def fill(markdown: str) -> str:
+    """The page with every ``<!-- tracedb: NAME [ARG] -->`` marker replaced by its text."""
+    def one(m: re.Match) -> str:
+        name, arg = m.group(1), m.group(2)
+        if name == "include":
+            return include(arg)
+        return GENERATORS[name]()
+    return MARKER.sub(one, markdown)
 
 
-def main(path: str = "README.md") -> int:
-    p = Path(path)
-    old = p.read_text()
-    new = render_readme(old)
-    if new != old:
-        p.write_text(new)
-        print(f"updated {path}", file=sys.stderr)
+def main(out: str = "site-md") -> int:
+    """Write the docs pages with their markers filled into ``out`` (default ``site-md/``)."""
+    root = ROOT / "docs"
+    for page in sorted(root.rglob("*.md")):
+        target = Path(out) / page.relative_to(root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(fill(page.read_text()))
+    print(f"wrote {out}/", file=sys.stderr)
     return 0
 
 

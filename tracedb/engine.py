@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from . import lazy
+
 try:
     import _duckdb as duckdb
     if not all(hasattr(duckdb, n) for n in ("connect", "Error", "IOException", "StatementType")):
@@ -56,7 +58,7 @@ def use_package() -> None:
     """Import the ``duckdb`` package: a connection then has the relation API (``con.sql``,
     ``.df()``), and the engine scans Python Arrow objects (DuckDB 2.0 installs the scan sources
     with the package)."""
-    import duckdb as _package     # noqa: F401
+    lazy.duckdb_package     # noqa: B018 - the attribute access imports it
 
 
 def register_arrow(con, name: str, data) -> None:

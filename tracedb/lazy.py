@@ -19,7 +19,8 @@ MODULES = {
     "export_parquet": "tracedb.export.parquet",  # tracedb export --parquet
     "export_perfetto": "tracedb.export.perfetto",  # tracedb export --perfetto
     # libraries
-    "adbc_sqlite": "adbc_driver_sqlite.dbapi",   # SQLite inputs (torch_npu DB, Nsight exports)
+    "adbc_sqlite": "adbc_driver_sqlite.dbapi",
+    "duckdb_package": "duckdb",                  # the relation API and Arrow scans (tracedb.engine.use_package)   # SQLite inputs (torch_npu DB, Nsight exports)
     "go": "plotly.graph_objects",                # tracedb report
     "np": "numpy",                               # op alignment of tracedb compare
     "pa": "pyarrow",                             # SQLite rows staged as Arrow

@@ -6,6 +6,7 @@ callback; the CLI draws it in place on a terminal and stays silent otherwise.
 from __future__ import annotations
 
 import threading
+import time
 from contextlib import contextmanager
 from typing import Callable
 
@@ -47,7 +48,6 @@ def watch(con: duckdb.DuckDBPyConnection, label: str, bar: Bar | None, every: fl
 def terminal_bar(stream) -> Bar:
     """A Bar drawing ``parsing label: 42.0% (3 s)`` in place on ``stream`` (a TTY). DuckDB's
     JSON reader reports progress coarsely, so the elapsed time shows that work goes on."""
-    import time
     started: dict[str, float] = {}
 
     def draw(label: str, pct: float | None) -> None:

@@ -19,6 +19,18 @@ import re
 from enum import Enum
 from typing import Any, List, get_args, get_origin
 
+import typer.core as core
+
+try:
+    from typer._coercion import RuntimeParam
+    from typer._param_types import coerce_cli_choice
+except ImportError:          # a typer without the pydantic coercion: nothing to route around
+    RuntimeParam = coerce_cli_choice = None
+
+# the typer releases this module was written against: tests/test_cold_start.py checks that the
+# installed one is among them, and that the conversions give typer's own values and errors
+TESTED_TYPER = ("0.24", "0.25", "0.26", "0.27", "0.28", "0.29")
+
 _DIGITS = re.compile(r"-?[0-9]{1,18}")
 _MISS = object()
 
@@ -49,18 +61,8 @@ def _fast(annotation: Any, info: Any, value: Any, choice) -> Any:
     return _MISS
 
 
-def install() -> bool:
-    """Route typer's plain parameter conversions around pydantic (see the module docstring);
-    True when typer has the pydantic coercion this replaces."""
-    try:
-        import typer.core as core
-        from typer._coercion import RuntimeParam
-        from typer._param_types import coerce_cli_choice
-    except ImportError:
-        return False
-    build = getattr(core, "build_runtime_param", None)
-    if build is None or getattr(build, "_tracedb_fast", False):
-        return build is not None
+def _fast_param_class(build):
+    """A RuntimeParam that converts a plain value itself and hands anything else to ``build``'s."""
 
     class FastRuntimeParam(RuntimeParam):
         """A plain value converted here; anything else by typer's own runtime parameter."""
@@ -82,10 +84,21 @@ def install() -> bool:
                 object.__setattr__(self, "_typer", build(self._descriptor))
             return self._typer._coerce_value(value, param=param, ctx=ctx)
 
+    return FastRuntimeParam
+
+
+def install() -> bool:
+    """Route typer's plain parameter conversions around pydantic (see the module docstring);
+    True when typer has the pydantic coercion this replaces."""
+    build = getattr(core, "build_runtime_param", None) if RuntimeParam is not None else None
+    if build is None or getattr(build, "_tracedb_fast", False):
+        return build is not None
+    fast_param = _fast_param_class(build)
+
     def build_fast(descriptor):
         if descriptor.file_annotation is not None:
             return build(descriptor)
-        return FastRuntimeParam(descriptor)
+        return fast_param(descriptor)
 
     build_fast._tracedb_fast = True
     build_fast.typer_build = build       # typer's own, for tests comparing the two

@@ -38,6 +38,7 @@ class Op:
 
 
 
+@dataclass
 class Module:
     module_id: int
     rank: int

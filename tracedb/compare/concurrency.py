@@ -100,7 +100,7 @@ def ingest_sides(con: duckdb.DuckDBPyConnection, sides: list[tuple[str, str, str
     other; the baseline's error is raised first (a path tracedb does not recognise is refused
     before the database is opened, see :func:`_side_name`). An interrupt (Ctrl-C, SIGTERM)
     rolls back both sides. ``seeded``: the database was just filled from the template
-    (:func:`tracedb.template.seed`), so its tables and view library are current.
+    (:func:`tracedb.store.template.seed`), so its tables and view library are current.
 
     Raises:
         InputError: a side cannot be ingested.

@@ -86,7 +86,7 @@ def write_export(con: duckdb.DuckDBPyConnection, out: Path, written_elsewhere: d
     """Write the tables of ``con`` and ``views.sql`` into the (prepared) folder ``out``.
 
     ``written_elsewhere``: tables whose partitions others already wrote under ``out`` (the Spark
-    ingest's executors, :mod:`tracedb.spark_ingest`) with their row counts; they are not
+    ingest's executors, :mod:`tracedb.spark.executors`) with their row counts; they are not
     written here, only described in ``views.sql``."""
     elsewhere = written_elsewhere or {}
     written: dict[str, int] = {}

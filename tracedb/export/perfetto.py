@@ -23,6 +23,7 @@ op_id, step).
 """
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -307,5 +308,4 @@ def _sql_str(s: str) -> str:
 
 
 def _json(obj) -> str:
-    import json
     return json.dumps(obj)

@@ -74,79 +74,94 @@ def has_view(con, name: str) -> bool:
                             [name]).fetchone()[0])
 
 
-def run_findings(con: duckdb.DuckDBPyConnection, run: str) -> list[Finding]:
-    """The findings of one run: step split, slowest rank, largest free gap, slowest link, memory
-    peak, check."""
-    out: list[Finding] = []
-    q = sql_quote(run)
+def _step_split(con, run: str) -> Finding | None:
     split = _one(con, """
         SELECT count(*) AS n, count(DISTINCT rank) AS ranks, count(DISTINCT step) AS steps,
                sum(e2e_ns) AS e2e, sum(computing_ns) AS computing,
                sum(communication_not_overlapped_ns) AS exposed, sum(free_ns) AS free,
                sum(overlapped_ns) AS overlapped, avg(e2e_ns) AS mean_e2e
         FROM step_breakdown WHERE run_name = ? AND e2e_ns IS NOT NULL""", [run])
-    if split and split["n"]:
-        if split["computing"] is None:     # MindSpore step_trace_raw: phases only, no kernel intervals
-            text = (f"{split['steps']} step(s) on {split['ranks']} rank(s), mean step {_ms(split['mean_e2e'])}; "
-                    f"the input has no computing intervals, so the step is not split")
-        else:
-            text = (f"step: mean {_ms(split['mean_e2e'])} over {split['ranks']} rank(s) × {split['steps']} step(s); "
-                    f"computing {_pct(split['computing'], split['e2e'])}, exposed communication "
-                    f"{_pct(split['exposed'], split['e2e'])}, free {_pct(split['free'], split['e2e'])} of the step "
-                    f"(communication hidden behind computing: {_pct(split['overlapped'], split['e2e'])})")
-        out.append(Finding(run, "step", text,
-                           "SELECT rank, step, e2e_ns, computing_ns, communication_not_overlapped_ns, free_ns "
-                           f"FROM step_breakdown WHERE run_name = {q}"))
+    if not (split and split["n"]):
+        return None
+    if split["computing"] is None:     # MindSpore step_trace_raw: phases only, no kernel intervals
+        text = (f"{split['steps']} step(s) on {split['ranks']} rank(s), mean step {_ms(split['mean_e2e'])}; "
+                f"the input has no computing intervals, so the step is not split")
+    else:
+        text = (f"step: mean {_ms(split['mean_e2e'])} over {split['ranks']} rank(s) × {split['steps']} step(s); "
+                f"computing {_pct(split['computing'], split['e2e'])}, exposed communication "
+                f"{_pct(split['exposed'], split['e2e'])}, free {_pct(split['free'], split['e2e'])} of the step "
+                f"(communication hidden behind computing: {_pct(split['overlapped'], split['e2e'])})")
+    return Finding(run, "step", text, "SELECT rank, step, e2e_ns, computing_ns, communication_not_overlapped_ns, "
+                                      f"free_ns FROM step_breakdown WHERE run_name = {sql_quote(run)}")
+
+
+def _slow_rank(con, run: str) -> Finding | None:
     slow = _one(con, """
         SELECT * FROM slow_rank WHERE run_name = ? AND rank_count > 1
         ORDER BY behind_fastest_ns DESC, e2e_ns DESC, step, rank LIMIT 1""", [run])
-    if slow:
-        part = slow["slowest_part"]
-        excess = {"computing": slow["computing_excess_ns"], "free": slow["free_excess_ns"],
-                  "communication_not_overlapped": slow["communication_not_overlapped_excess_ns"]}.get(part)
-        words = {"computing": "computing", "free": "free time",
-                 "communication_not_overlapped": "exposed communication"}.get(part)
-        rules = [name for name, hit in (("msprof-analyze 5 % rule", slow["msprof_slow_5pct"]),
-                                        ("MindInsight 20 % rule", slow["mindinsight_slow_20pct"])) if hit]
-        text = (f"slowest rank: rank {slow['rank']} in step {slow['step']}, {_ms(slow['e2e_ns'])}, "
-                f"{_ms(slow['behind_fastest_ns'])} behind the fastest of {slow['rank_count']} ranks; ")
-        text += (f"its slowest part is {words} ({part}_excess_ns: {_ms(excess)} over the ranks' median)"
-                 if part else "no part of it is above the ranks' median")
-        text += (f"; slow by the {' and the '.join(rules)}" if rules
-                 else "; not slow by the msprof-analyze 5 % or MindInsight 20 % rule")
-        out.append(Finding(run, "slow rank", text, f"tracedb query slow_rank --run {run} --step {slow['step']}"))
+    if not slow:
+        return None
+    part = slow["slowest_part"]
+    excess = {"computing": slow["computing_excess_ns"], "free": slow["free_excess_ns"],
+              "communication_not_overlapped": slow["communication_not_overlapped_excess_ns"]}.get(part)
+    words = {"computing": "computing", "free": "free time",
+             "communication_not_overlapped": "exposed communication"}.get(part)
+    rules = [name for name, hit in (("msprof-analyze 5 % rule", slow["msprof_slow_5pct"]),
+                                    ("MindInsight 20 % rule", slow["mindinsight_slow_20pct"])) if hit]
+    text = (f"slowest rank: rank {slow['rank']} in step {slow['step']}, {_ms(slow['e2e_ns'])}, "
+            f"{_ms(slow['behind_fastest_ns'])} behind the fastest of {slow['rank_count']} ranks; ")
+    text += (f"its slowest part is {words} ({part}_excess_ns: {_ms(excess)} over the ranks' median)"
+             if part else "no part of it is above the ranks' median")
+    text += (f"; slow by the {' and the '.join(rules)}" if rules
+             else "; not slow by the msprof-analyze 5 % or MindInsight 20 % rule")
+    return Finding(run, "slow rank", text, f"tracedb query slow_rank --run {run} --step {slow['step']}")
+
+
+def _free_gap(con, run: str) -> Finding | None:
     gap = _one(con, """
         SELECT * FROM free_time WHERE run_name = ? ORDER BY dur_ns DESC, rank, step, start_ns LIMIT 1""", [run])
-    if gap:
-        text = (f"largest free gap: {_ms(gap['dur_ns'])} on rank {gap['rank']} in step {gap['step']}, after "
-                f"{_short(gap['kernel_before'])}, before {_short(gap['kernel_after'])}")
-        out.append(Finding(run, "free gap", text, f"SELECT * FROM free_time WHERE run_name = {q} "
-                                                  "ORDER BY dur_ns DESC LIMIT 10"))
+    if not gap:
+        return None
+    text = (f"largest free gap: {_ms(gap['dur_ns'])} on rank {gap['rank']} in step {gap['step']}, after "
+            f"{_short(gap['kernel_before'])}, before {_short(gap['kernel_after'])}")
+    return Finding(run, "free gap", text, f"SELECT * FROM free_time WHERE run_name = {sql_quote(run)} "
+                                          "ORDER BY dur_ns DESC LIMIT 10")
+
+
+def _slow_link(con, run: str) -> Finding | None:
     link = _one(con, """
         SELECT * FROM slow_link WHERE run_name = ? AND link_count > 1 AND below_median_ratio IS NOT NULL
         ORDER BY below_median_ratio DESC, step, src_rank, dst_rank LIMIT 1""", [run])
-    if link:
-        rules = [name for name, hit in (("msprof-analyze 5 % rule", link["msprof_slow_5pct"]),
-                                        ("MindInsight 20 % rule", link["mindinsight_slow_20pct"])) if hit]
-        text = (f"slowest link: {link['src_rank']} → {link['dst_rank']} ({link['transport_type']}, group "
-                f"{link['group_name']}, step {link['step']}) at {link['bandwidth_gbps']:.2f} GB/s, "
-                f"{100 * link['below_median_ratio']:.1f} % below the {link['transport_type']} median "
-                f"{link['transport_median_gbps']:.2f} GB/s")
-        text += (f"; slow by the {' and the '.join(rules)}" if rules
-                 else "; not slow by the msprof-analyze 5 % or MindInsight 20 % rule")
-        out.append(Finding(run, "slow link", text, f"tracedb query slow_link --run {run}"))
+    if not link:
+        return None
+    rules = [name for name, hit in (("msprof-analyze 5 % rule", link["msprof_slow_5pct"]),
+                                    ("MindInsight 20 % rule", link["mindinsight_slow_20pct"])) if hit]
+    text = (f"slowest link: {link['src_rank']} → {link['dst_rank']} ({link['transport_type']}, group "
+            f"{link['group_name']}, step {link['step']}) at {link['bandwidth_gbps']:.2f} GB/s, "
+            f"{100 * link['below_median_ratio']:.1f} % below the {link['transport_type']} median "
+            f"{link['transport_median_gbps']:.2f} GB/s")
+    text += (f"; slow by the {' and the '.join(rules)}" if rules
+             else "; not slow by the msprof-analyze 5 % or MindInsight 20 % rule")
+    return Finding(run, "slow link", text, f"tracedb query slow_link --run {run}")
+
+
+def _memory_peak(con, run: str) -> Finding | None:
     mem = _one(con, """
         SELECT * FROM memory_peak WHERE run_name = ? AND peak_reserved_bytes IS NOT NULL
         ORDER BY peak_reserved_bytes DESC, rank, component LIMIT 1""", [run])
-    if mem:
-        allocated = ("" if mem["peak_allocated_bytes"] is None
-                     else f", {_gib(mem['peak_allocated_bytes'])} allocated")
-        capacity = ("the device capacity is not in the profiler output" if mem["capacity_bytes"] is None
-                    else f"{_pct(mem['peak_reserved_bytes'], mem['capacity_bytes'])} of the device's "
-                         f"{_gib(mem['capacity_bytes'])} (capacity_ratio)")
-        text = (f"memory peak: {_gib(mem['peak_reserved_bytes'])} reserved by {mem['component']} on rank "
-                f"{mem['rank']} ({mem['device']}){allocated}; {capacity}")
-        out.append(Finding(run, "memory", text, f"tracedb query memory_peak --run {run}"))
+    if not mem:
+        return None
+    allocated = ("" if mem["peak_allocated_bytes"] is None
+                 else f", {_gib(mem['peak_allocated_bytes'])} allocated")
+    capacity = ("the device capacity is not in the profiler output" if mem["capacity_bytes"] is None
+                else f"{_pct(mem['peak_reserved_bytes'], mem['capacity_bytes'])} of the device's "
+                     f"{_gib(mem['capacity_bytes'])} (capacity_ratio)")
+    text = (f"memory peak: {_gib(mem['peak_reserved_bytes'])} reserved by {mem['component']} on rank "
+            f"{mem['rank']} ({mem['device']}){allocated}; {capacity}")
+    return Finding(run, "memory", text, f"tracedb query memory_peak --run {run}")
+
+
+def _check(con, run: str) -> Finding:
     checks = con.execute("SELECT severity, check_name, message FROM check_finding WHERE run_name = ? "
                          "ORDER BY severity = 'error' DESC, check_name", [run]).fetchall()
     if checks:
@@ -155,8 +170,16 @@ def run_findings(con: duckdb.DuckDBPyConnection, run: str) -> list[Finding]:
                 f"{checks[0][1]}: {checks[0][2]}")
     else:
         text = "data: no consistency finding"
-    out.append(Finding(run, "check", text, f"tracedb check --run {run}"))
-    return out
+    return Finding(run, "check", text, f"tracedb check --run {run}")
+
+
+RUN_FINDINGS = (_step_split, _slow_rank, _free_gap, _slow_link, _memory_peak, _check)
+
+
+def run_findings(con: duckdb.DuckDBPyConnection, run: str) -> list[Finding]:
+    """The findings of one run: step split, slowest rank, largest free gap, slowest link, memory
+    peak, check (:data:`RUN_FINDINGS`, each a function of the run giving one finding or none)."""
+    return [f for finding in RUN_FINDINGS if (f := finding(con, run)) is not None]
 
 
 def comparison_findings(con: duckdb.DuckDBPyConnection, baseline: str, comparison: str) -> list[Finding]:

@@ -179,7 +179,7 @@ def db_rank(path: Path) -> int | None:
 
 def _add_db_files(unit: RankInput, out: Path) -> None:
     """The DB form of the capture in ``out`` (ascend_pytorch_profiler_{rank}.db, analysis.db): when
-    present it is read instead of the text files (one capture is read once; see README)."""
+    present it is read instead of the text files (one capture is read once; see docs/formats.md)."""
     dbs = sorted(c for c in out.glob("*.db") if ASCEND_DB.match(c.name)) if out.is_dir() else []
     if not dbs:
         return

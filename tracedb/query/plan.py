@@ -51,7 +51,7 @@ def check_read_only_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     SECRET, which writes a file), CHECKPOINT and the rest are refused before anything runs. Reading
     local files (``read_csv``, ``read_parquet``, ``read_json``) stays allowed: it changes nothing,
     and joining a trace with a CSV from elsewhere is a legitimate question. Remote URLs fail
-    because no extension can be installed or loaded (see :data:`tracedb.db.LOCKED_SETTINGS`).
+    because no extension can be installed or loaded (see :data:`tracedb.store.db.LOCKED_SETTINGS`).
 
     Raises:
         QueryError: empty SQL, a SQL syntax error, or a statement that is not a SELECT.

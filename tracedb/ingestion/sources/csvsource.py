@@ -303,7 +303,7 @@ def open_csv(path: Path, what: str, required=()):
 def run(con: duckdb.DuckDBPyConnection, f: CsvFile, sql: str, params) -> duckdb.DuckDBPyConnection:
     """Execute a statement reading ``f``; any DuckDB error becomes an InputError naming the
     file and, where there is one, the line. The text is parsed once per process
-    (:func:`tracedb.db.execute`): every rank's file with the same header runs the same SQL."""
+    (:func:`tracedb.engine.execute`): every rank's file with the same header runs the same SQL."""
     try:
         return execute(con, sql, params)
     except duckdb.Error as e:
