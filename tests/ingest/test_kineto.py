@@ -4,7 +4,7 @@ from __future__ import annotations
 import gzip
 import json
 
-from conftest import CORPUS, FIXTURES, ingest_paths, rows
+from conftest import CORPUS, FIXTURES, corpus_path, ingest_paths, rows
 
 
 def kineto(events, **top):
@@ -186,12 +186,13 @@ def test_number_ts_beyond_a_double_keep_their_digits(tmp_path, kind):
     assert rows(db, "SELECT name, ts_ns, dur_ns FROM event ORDER BY name") == EXACT_NS
 
 
+@pytest.mark.corpus
 def test_hta_ns_resolution_trace_keeps_its_ns(tmp_path):
     """The HTA ns-resolution trace writes epoch µs with 3 decimals as JSON numbers. Expected: the
     first kernel's ts text in the file (1712195495505582.988, read by hand with zcat | grep) and
     every kernel's ts / dur text parsed as Decimal by Python's json module."""
     from decimal import Decimal
-    src = CORPUS / "hta/tests/data/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
+    src = corpus_path("hta/tests/data/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz")
     db = tmp_path / "t.duckdb"
     ingest_paths(db, src)
     got = rows(db, "SELECT ts_ns, dur_ns FROM kernel WHERE copy_kind IS NULL ORDER BY ts_ns")
