@@ -1,5 +1,5 @@
-"""Every example a user can copy runs: the README's shell blocks and every command's --help
-examples, in a sandbox whose folders carry the example names (gpu_run, npu_run, job/ …).
+"""Every example a user can copy runs: the shell blocks of the README and of the manual
+(docs/**/*.md) and every command's --help examples, in a sandbox whose folders carry the example names (gpu_run, npu_run, job/ …).
 
 Each block runs in order on a fresh copy of a database that already holds gpu_run (baseline,
 the Kineto fixtures), npu_run (comparison, the level1 Ascend fixture) and old_run; every command
@@ -33,15 +33,22 @@ PREPARE = ["tracedb ingest ./gpu_run --role baseline", "tracedb ingest ./npu_run
            "tracedb ingest ./old --run old_run"]
 
 
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def _name(page) -> str:
+    return str(page.relative_to(ROOT))
+
+
 def readme_blocks() -> list[tuple[str, list[str]]]:
-    """The README's ```sh blocks: the tracedb / duckdb / cd command lines of each."""
-    text = (ROOT / "README.md").read_text()
+    """The ```sh blocks of the README and the manual: the tracedb / duckdb / cd command lines of each."""
     out = []
-    for i, block in enumerate(re.findall(r"```sh\n(.*?)```", text, re.S)):
-        cmds = [re.sub(r"\s+#.*$", "", line).strip() for line in block.splitlines()]
-        cmds = [c for c in cmds if c.startswith(("tracedb ", "duckdb ", "cd "))]
-        if cmds:
-            out.append((f"README block {i}", cmds))
+    for page in DOCS:
+        for i, block in enumerate(re.findall(r"```sh\n(.*?)```", page.read_text(), re.S)):
+            cmds = [re.sub(r"\s+#.*$", "", line).strip() for line in block.splitlines()]
+            cmds = [c for c in cmds if c.startswith(("tracedb ", "duckdb ", "cd "))]
+            if cmds:
+                out.append((f"{_name(page)} block {i}", cmds))
     return out
 
 
@@ -50,9 +57,10 @@ PYTHON_SETUP = {"tracedb-pq": ["tracedb export --parquet tracedb-pq"]}
 
 
 def readme_python_blocks() -> list[tuple[str, str]]:
-    """The README's ```python blocks, except Spark's (tests/test_spark.py runs that one)."""
-    text = (ROOT / "README.md").read_text()
-    return [(f"README python block {i}", block) for i, block in enumerate(re.findall(r"```python\n(.*?)```", text, re.S))
+    """The ```python blocks of the README and the manual, except Spark's (tests/test_spark.py runs
+    those)."""
+    return [(f"{_name(page)} python block {i}", block) for page in DOCS
+            for i, block in enumerate(re.findall(r"```python\n(.*?)```", page.read_text(), re.S))
             if "spark" not in block]
 
 
@@ -111,7 +119,7 @@ def test_example_runs(prepared, tmp_path, where, cmds):
         assert "Traceback" not in res.stderr, f"{where}: `{cmd}`: {res.stderr[-1500:]}"
 
 
-@pytest.mark.parametrize("where,code", readme_python_blocks(), ids=lambda v: v if v.startswith("README") else "")
+@pytest.mark.parametrize("where,code", readme_python_blocks(), ids=lambda v: v if " python block " in v else "")
 def test_python_example_runs(prepared, tmp_path, where, code):
     root, env, _ = prepared
     work = tmp_path / "work"

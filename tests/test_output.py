@@ -173,9 +173,9 @@ def test_row_limit_and_all(fixtures_db):
 
 
 def test_readme_sample_is_real_output(tmp_path):
-    """The README's "Reading the output" sample is what the command prints on the level1 fixture."""
+    """The manual's "Reading the output" sample is what the command prints on the level1 fixture."""
     from conftest import ROOT
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs/output.md").read_text()
     sample = re.search(r"```text\n\$ COLUMNS=100 tracedb query slow_rank\n(.*?)```", text, re.S).group(1)
     db = tmp_path / "t.duckdb"
     ingest_paths(db, FIXTURES / "ascend/level1")

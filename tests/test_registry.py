@@ -64,7 +64,7 @@ def test_storage_version_recorded(empty_db):
 # --- lint of the parsed library, in the manner of Perfetto's tools/check_sql_modules.py ----------
 
 SECTIONS = ("Grain", "Source", "Reference", "Units")
-OPTIONAL_SECTIONS = ("Parameters", "Method")
+OPTIONAL_SECTIONS = ("Browse", "Parameters", "Method")
 
 # A diary is a timing: "2.0 s instead of 1.1 s", "took 1.04 s", "measured". Thresholds that are
 # part of a rule ("more than 1 s apart") are not diaries. Numbers live in bench/RESULTS.md.

@@ -1,6 +1,6 @@
 """The view library on Spark (local mode) over a Parquet export equals the DuckDB file.
 
-Needs the ``spark`` extra (pyspark) and Java 17+; the README's test command installs it, so CI
+Needs the ``spark`` extra (pyspark) and Java 17+; .ci/run installs it, so CI
 runs this test. Without pyspark it is skipped with the reason shown by ``-ra``.
 
 One Spark session and one export serve every test (registering the library is the slow part):

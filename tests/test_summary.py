@@ -82,7 +82,7 @@ def test_readme_sample_is_real_output(tmp_path):
     import re
 
     from conftest import ROOT
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs/findings.md").read_text()
     sample = re.search(r"```text\n\$ tracedb summary\n(.*?)```", text, re.S).group(1)
     path = tmp_path / "t.duckdb"
     ingest_paths(path, FIXTURES / "ascend/level1")

@@ -28,12 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from . import lazy
-from .compare.store import align_role_pair
 from .engine import duckdb, use_package
 from .errors import QueryError
-from .findings.browser import find_browser, write_pngs
-from .findings.report import Report, write_report
-from .findings.summary import Finding, summarize
 from .query.objects import RUNS_SQL, describe_object, view_list
 from .query.plan import plan, query_text
 from .query.result import Result
@@ -45,6 +41,8 @@ from .store.session import (DEFAULT_INGEST_MEMORY, check_runs, edit_session, rea
 
 if TYPE_CHECKING:
     from .compare.command import CompareReport
+    from .findings.report import Report
+    from .findings.summary import Finding
     from .ingestion import IngestReport
 
 __all__ = ["DEFAULT_INGEST_MEMORY", "Database", "Result", "RoleChange", "Rows", "check", "compare", "connect", "describe",
@@ -184,7 +182,7 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
         if role is not None or (report.files_ingested and w.con.execute(
                 "SELECT count(*) FROM run WHERE role IS NOT NULL AND run_name IN (SELECT unnest(?::VARCHAR[]))",
                 [report.runs]).fetchone()[0]):
-            align_role_pair(w.con, progress)          # a role was set, or a run of the pair grew
+            lazy.compare_store.align_role_pair(w.con, progress)          # a role was set, or a run of the pair grew
         return report
 
 
@@ -293,7 +291,7 @@ def summary(db: str | Path | None = None, *, run: str | None = None, baseline: s
     """
     with read_session(db) as con:
         _check_scope(con, db, run, baseline, comparison)
-        return summarize(con, run=run, baseline=baseline, comparison=comparison)
+        return lazy.summary.summarize(con, run=run, baseline=baseline, comparison=comparison)
 
 
 def report(path: str | Path, db: str | Path | None = None, *, run: str | None = None, baseline: str | None = None,
@@ -301,15 +299,15 @@ def report(path: str | Path, db: str | Path | None = None, *, run: str | None = 
     """Write the HTML report (summary findings and charts, plotly.js embedded); see
     :mod:`tracedb.findings.report`. With ``png``, also each chart as ``png/<chart>.png`` (headless
     Chromium). Returns the :class:`~tracedb.findings.report.Report` (its ``charts``)."""
-    if png is not None and find_browser() is None:
+    if png is not None and lazy.browser.find_browser() is None:
         raise QueryError("--png needs headless Chromium: apt-get install chromium (or set $TRACEDB_CHROMIUM).")
     if not Path(path).parent.is_dir():
         raise QueryError(f"cannot write {path}: the folder {Path(path).parent} does not exist.")
     with read_session(db) as con:
         _check_scope(con, db, run, baseline, comparison)
-        rep = write_report(con, path, run=run, baseline=baseline, comparison=comparison)
+        rep = lazy.report.write_report(con, path, run=run, baseline=baseline, comparison=comparison)
     if png is not None:
-        write_pngs(rep, png)
+        lazy.browser.write_pngs(rep, png)
     return rep
 
 

@@ -21,7 +21,6 @@ from .engine import duckdb
 from .store.library import SqlObject, install, load_library
 from .store.schema import apply_schema
 
-ROOT = Path(__file__).resolve().parent.parent     # the checkout the site is built from
 MARKER = re.compile(r"<!-- tracedb: ([a-z-]+)(?: ([^ ]+))? -->")
 
 
@@ -104,32 +103,34 @@ def cli_reference() -> str:
     return "\n\n".join(out)
 
 
-def include(path: str) -> str:
-    """A file of the repository, its first heading dropped (the page has its own)."""
-    text = (ROOT / path).read_text()
+def include(root: Path, path: str) -> str:
+    """A file of the checkout ``root``, its first heading dropped (the page has its own)."""
+    text = (root / path).read_text()
     return re.sub(r"\A# .*\n", "", text)
 
 
 GENERATORS = {"cli": cli_reference, "view-index": view_index, "view-reference": view_reference}
 
 
-def fill(markdown: str) -> str:
-    """The page with every ``<!-- tracedb: NAME [ARG] -->`` marker replaced by its text."""
+def fill(markdown: str, root: Path = Path(".")) -> str:
+    """The page with every ``<!-- tracedb: NAME [ARG] -->`` marker replaced by its text (``root``:
+    the checkout whose files ``include`` reads)."""
     def one(m: re.Match) -> str:
         name, arg = m.group(1), m.group(2)
         if name == "include":
-            return include(arg)
+            return include(root, arg)
         return GENERATORS[name]()
     return MARKER.sub(one, markdown)
 
 
 def main(out: str = "site-md") -> int:
-    """Write the docs pages with their markers filled into ``out`` (default ``site-md/``)."""
-    root = ROOT / "docs"
+    """Write the pages of ``docs/`` (run from the checkout) with their markers filled into
+    ``out`` (default ``site-md/``)."""
+    root = Path("docs")
     for page in sorted(root.rglob("*.md")):
         target = Path(out) / page.relative_to(root)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(fill(page.read_text()))
+        target.write_text(fill(page.read_text(), Path(".")))
     print(f"wrote {out}/", file=sys.stderr)
     return 0
 

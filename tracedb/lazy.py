@@ -16,6 +16,12 @@ MODULES = {
     "api": "tracedb.api",                        # the public names of the tracedb package
     "ingestion": "tracedb.ingestion",            # tracedb ingest, compare, reclassify
     "compare_command": "tracedb.compare.command",  # tracedb compare
+    "compare_store": "tracedb.compare.store",    # tracedb ingest --role: the op alignment of the pair
+    "summary": "tracedb.findings.summary",       # tracedb summary, report
+    "report": "tracedb.findings.report",         # tracedb report
+    "browser": "tracedb.findings.browser",       # tracedb report --png
+    "library": "tracedb.store.library",          # installing the view library (new databases); completion
+    "template": "tracedb.store.template",        # seeding a new database
     "export_parquet": "tracedb.export.parquet",  # tracedb export --parquet
     "export_perfetto": "tracedb.export.perfetto",  # tracedb export --perfetto
     # libraries

@@ -10,6 +10,7 @@
 -- Units:     *_ns integer nanoseconds (per-rank totals rounded to the ns); *_calls per rank;
 --            *_ratio plain ratio.
 -- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
+-- Browse:    api_diff(baseline, comparison)
 CREATE OR REPLACE MACRO api_diff_between(baseline_run, comparison_run) AS TABLE
 WITH child AS (
     SELECT run_id, rank, parent_op_id, sum(dur_ns) AS child_ns

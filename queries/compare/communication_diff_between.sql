@@ -13,6 +13,7 @@
 -- Units:     *_ns integer nanoseconds (per-rank totals rounded to the ns); *_calls per rank;
 --            *_ratio plain ratio.
 -- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
+-- Browse:    communication_diff(baseline, comparison)
 CREATE OR REPLACE MACRO communication_diff_between(baseline_run, comparison_run) AS TABLE
 WITH comm AS (
     SELECT k.run_id, k.rank, k.dur_ns,

@@ -10,6 +10,7 @@
 -- Units:     *_ns integer nanoseconds (per-rank totals rounded to the ns); *_calls per rank;
 --            *_ratio plain ratio (1.0 = unchanged).
 -- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
+-- Browse:    kernel_diff(baseline, comparison)
 CREATE OR REPLACE MACRO kernel_diff_between(baseline_run, comparison_run) AS TABLE
 WITH kept AS (
     SELECT k.run_id, k.rank, k.op_type, coalesce(nullif(k.input_shapes, ''), 'N/A') AS input_shapes, k.dur_ns

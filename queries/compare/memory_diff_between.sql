@@ -17,6 +17,7 @@
 -- Units:     *_bytes bytes, *_ns integer nanoseconds (per-rank totals rounded); *_calls per rank;
 --            *_ratio plain ratio.
 -- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
+-- Browse:    memory_diff(baseline, comparison)
 CREATE OR REPLACE MACRO memory_diff_between(baseline_run, comparison_run) AS TABLE
 WITH b_run AS (
     SELECT run_id FROM run WHERE run_name = baseline_run

@@ -11,6 +11,7 @@
 --            root (one more than module_level here, and 2 for every backward module).
 -- Units:     *_ns integer nanoseconds; *_ratio plain ratio.
 -- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
+-- Browse:    module_alignment(baseline, comparison)
 CREATE OR REPLACE MACRO module_alignment_between(baseline_run, comparison_run) AS TABLE
 WITH pair AS (
     SELECT m.*

@@ -16,6 +16,7 @@
 -- Units:     *_ns integer nanoseconds (per-rank totals rounded to the ns); *_calls module calls per
 --            rank; *_op_count ops per rank; *_ratio plain ratio.
 -- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
+-- Browse:    module_diff(baseline, comparison)
 CREATE OR REPLACE MACRO module_diff_between(baseline_run, comparison_run) AS TABLE
 WITH sided AS (
     SELECT CASE WHEN r.run_name = baseline_run THEN 'b' ELSE 'c' END AS side, m.rank,

@@ -10,6 +10,7 @@
 --            comparison / baseline).
 -- Units:     *_ns integer nanoseconds; *_count kernels; *_ratio plain ratio.
 -- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
+-- Browse:    op_alignment(baseline, comparison)
 CREATE OR REPLACE MACRO op_alignment_between(baseline_run, comparison_run) AS TABLE
 WITH pair AS (
     SELECT m.*

@@ -13,6 +13,7 @@
 -- Units:     *_ns integer nanoseconds (per-rank totals rounded to the ns); *_calls per rank; *_count ranks;
 --            *_ratio plain ratio (1.0 = unchanged).
 -- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
+-- Browse:    op_diff(baseline, comparison)
 CREATE OR REPLACE MACRO op_diff_between(baseline_run, comparison_run) AS TABLE
 WITH b_run AS (
     SELECT run_id FROM run WHERE run_name = baseline_run

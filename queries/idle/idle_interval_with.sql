@@ -27,6 +27,7 @@
 -- Units:     *_ns integer nanoseconds (start_ns, end_ns, launch_ts_ns since the epoch).
 -- Parameters: kernel_wait_threshold_ns — gaps shorter than this (and not host waits) are
 --            kernel_wait; HTA's default is 30 µs = 30000 (idle_interval uses it).
+-- Browse:    idle_interval(30000) ORDER BY run_name, rank, stream_id, start_ns — at HTA's default kernel-wait threshold, 30 µs
 CREATE OR REPLACE MACRO idle_interval_with(kernel_wait_threshold_ns) AS TABLE
 WITH ordered AS (
     SELECT

@@ -17,6 +17,7 @@
 -- Units:     *_ns integer nanoseconds (mean_* rounded to the nearest ns); *_count kernels.
 -- Parameters: runtime_cutoff_ns (HTA default 50 µs = 50000), launch_delay_cutoff_ns (HTA default
 --            100 µs = 100000), positional.
+-- Browse:    kernel_launch_stats(50000, 100000) ORDER BY run_name, rank, step NULLS LAST — at HTA's default cutoffs: runtime 50 µs, launch delay 100 µs
 CREATE OR REPLACE MACRO kernel_launch_stats_with(runtime_cutoff_ns, launch_delay_cutoff_ns) AS TABLE
 WITH launched AS (
     SELECT

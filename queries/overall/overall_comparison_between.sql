@@ -17,6 +17,7 @@
 -- Method:    overall_summary is read once and both sides are taken from it by conditional
 --            aggregation (no self-join): Spark inlines every use of a view or CTE, and the
 --            join of two sides read separately did not finish there.
+-- Browse:    overall_comparison(baseline, comparison) — what tracedb compare prints first
 CREATE OR REPLACE MACRO overall_comparison_between(baseline_run, comparison_run) AS TABLE
 WITH runs AS (
     SELECT baseline_run AS baseline_name, comparison_run AS comparison_name

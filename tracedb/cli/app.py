@@ -21,11 +21,11 @@ from typing import Annotated, Optional
 import typer
 import typer.core
 
+from .. import lazy
 from ..errors import EXIT_FAILURE, EXIT_INTERRUPTED, TracedbError
 from ..query.rows import Rows
 from ..render.machine import STREAMED, render, write_stream
 from ..render.table import render_table
-from ..store.library import load_library
 from . import typer_coercion
 
 
@@ -190,7 +190,7 @@ def _fail(e: BaseException) -> None:
 def view_names(incomplete: str) -> list[str]:
     """Shell completion of a view name."""
     try:
-        return [o.name for o in load_library() if o.schema == "main" and o.name.startswith(incomplete)]
+        return [o.name for o in lazy.library.load_library() if o.schema == "main" and o.name.startswith(incomplete)]
     except Exception:
         return []
 

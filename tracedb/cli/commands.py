@@ -7,9 +7,8 @@ from typing import List, Optional
 
 import typer
 
-from .. import __version__, api
+from .. import __version__, api, lazy
 from ..compare.name_map import parse_name_map
-from ..findings.summary import render_text
 from ..progress import terminal_bar
 from ..render.machine import render
 from ..render.table import DEFAULT_MAX_ROWS
@@ -260,7 +259,7 @@ def summary(
     """
     findings = api.summary(db, run=run, baseline=baseline, comparison=comparison)
     if fmt == Format.table:
-        sys.stdout.write(render_text(findings))
+        sys.stdout.write(lazy.summary.render_text(findings))
     else:
         print_result(api.Result(["run_name", "topic", "finding", "source"],
                           [(f.run_name, f.topic, f.text, f.source) for f in findings]), fmt)

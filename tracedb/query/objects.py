@@ -3,26 +3,55 @@ runs; the ``tracedb views`` / ``describe`` / ``runs`` listings."""
 from __future__ import annotations
 
 import difflib
+from typing import NamedTuple
 
 from ..engine import duckdb
 from ..errors import QueryError, TracedbError
-from ..store.library import parse_header
+from ..store.header import parse_header
 from .result import Result
 
 
-def objects(con) -> dict[str, tuple]:
-    """The library's public objects by name: (name, kind, topic, grain, description, parameters).
+class LibraryObject(NamedTuple):
+    """A row of ``tracedb_object``: a public view or table macro of the library."""
+
+    name: str
+    kind: str                  # view | table_macro
+    topic: str
+    grain: str | None
+    description: str | None    # the header
+    parameters: str | None     # "baseline_run, comparison_run"
+    source_file: str           # queries/<topic>/<file>.sql that defines it
+
+
+ROLE_PARAMETERS = "baseline_run, comparison_run"
+
+
+def objects(con) -> dict[str, LibraryObject]:
+    """The library's public objects by name.
 
     Raises:
         TracedbError: the database has no view library.
     """
     try:
-        rows = con.execute("SELECT name, kind, topic, grain, description, parameters FROM tracedb_object "
-                           "WHERE schema_name = 'main' ORDER BY topic, name").fetchall()
+        rows = con.execute("SELECT name, kind, topic, grain, description, parameters, source_file "
+                           "FROM tracedb_object WHERE schema_name = 'main' ORDER BY topic, name").fetchall()
     except duckdb.CatalogException as e:
         raise TracedbError("this database has no tracedb view library.",
                            hint="run 'tracedb ingest PATH' to create one.") from e
-    return {r[0]: r for r in rows}
+    return {r[0]: LibraryObject(*r) for r in rows}
+
+
+def role_pair(objs: dict[str, LibraryObject], name: str) -> tuple[str | None, str] | None:
+    """(browse view, table macro) when ``name`` is either of a pair whose macro takes a baseline
+    and a comparison run (op_diff and op_diff_between …): the view the library makes from the
+    macro's ``Browse:`` line comes from the macro's file. None for any other name."""
+    src = objs[name].source_file
+    macro = next((o.name for o in objs.values() if o.source_file == src and o.kind == "table_macro"
+                  and o.parameters == ROLE_PARAMETERS), None)
+    if macro is None:
+        return None
+    view = next((o.name for o in objs.values() if o.source_file == src and o.kind == "view"), None)
+    return view, macro
 
 
 def table_names(con) -> list[str]:
@@ -47,9 +76,9 @@ def summary_of(header: str | None) -> str:
 def view_list(con) -> Result:
     """The public views and table macros with their one-line description (``tracedb views``)."""
     rows = []
-    for name, kind, topic, grain, desc, params in objects(con).values():
-        summary = summary_of(desc)
-        rows.append((name, kind if not params else f"{kind}({params})", topic, summary))
+    for o in objects(con).values():
+        rows.append((o.name, o.kind if not o.parameters else f"{o.kind}({o.parameters})", o.topic,
+                     summary_of(o.description)))
     return Result(["name", "kind", "topic", "description"], rows)
 
 
@@ -61,14 +90,14 @@ def describe_object(con, name: str) -> tuple[str, Result]:
     """
     objs = objects(con)
     if name in objs:
-        header = objs[name][4] or ""
+        header = objs[name].description or ""
     else:
         row = con.execute("SELECT comment FROM duckdb_tables() WHERE table_name = ? AND schema_name = 'main'",
                           [name]).fetchone()
         if row is None:
             raise unknown("view or table", name, list(objs) + table_names(con), "'tracedb views' lists the views.")
         header = row[0] or ""
-    if name in objs and objs[name][1] == "table_macro":
+    if name in objs and objs[name].kind == "table_macro":
         return header, Result(["column", "type", "description"], [])
     cols = con.execute("""
         SELECT column_name, data_type, comment FROM duckdb_columns()

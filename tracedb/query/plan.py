@@ -9,7 +9,7 @@ from typing import Any
 from ..engine import duckdb
 from ..errors import QueryError
 from ..store.session import duckdb_message, run_names
-from .objects import objects, table_names, unknown
+from .objects import objects, role_pair, table_names, unknown
 
 ROLES = ("baseline", "comparison")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -91,47 +91,53 @@ def plan(con, text: str, *, baseline=None, comparison=None, run=None, rank=None,
     return sql, params
 
 
+def _require_roles(con, name: str) -> None:
+    """Refuse a compare view when no run has the role it reads: it would return no rows."""
+    missing = [r for r in ROLES if role_run(con, r) is None]
+    if missing:
+        raise QueryError(f"{name} needs a baseline and a comparison run; no run has the role "
+                         f"{' or '.join(missing)} (runs: {', '.join(run_names(con))}).",
+                         hint="'tracedb compare BASELINE COMPARISON', 'tracedb runs set-role RUN baseline' "
+                              "(and comparison), or pass --baseline RUN --comparison RUN.")
+
+
+def _pair_sql(con, view: str | None, macro: str, baseline, comparison) -> tuple[str, list]:
+    """``SELECT * FROM macro(?, ?)`` with the given runs, else the runs that have the roles."""
+    base = baseline or role_run(con, "baseline")
+    comp = comparison or role_run(con, "comparison")
+    if base is None or comp is None:
+        raise QueryError(f"{view or macro} needs a baseline and a comparison run.",
+                         hint="pass --baseline RUN --comparison RUN, or 'tracedb runs set-role RUN baseline'.")
+    for r in (base, comp):
+        if not con.execute("SELECT 1 FROM run WHERE run_name = ?", [r]).fetchone():
+            raise QueryError(f"no run named {r!r}.", hint="'tracedb runs' lists the runs.")
+    return f"SELECT * FROM {macro}(?, ?)", [base, comp]
+
+
 def view_sql(con, name: str, baseline, comparison, run, rank, step) -> tuple[str, list]:
-    """The SELECT for a view name with its filters (bound parameters)."""
-    params: list[Any] = []
+    """The SELECT for a view name with its filters (bound parameters). A compare view
+    (op_diff, kernel_diff, …) with --baseline/--comparison runs its table macro
+    (op_diff_between …) instead, the pairing read from the library (:func:`role_pair`)."""
     objs = objects(con)
     if name not in objs:
         tables = table_names(con)
         if name in tables:       # a table by name: SELECT * (ux-review F10); --run through its run_id
             return table_sql(con, name, baseline, comparison, run, rank, step)
         raise unknown("view", name, list(objs) + tables, "'tracedb views' lists the views; "
-                       "or pass a SQL statement in quotes.")
-    text = name
-    # a compare view (op_diff, kernel_diff, ...) has a table macro NAME_between(baseline, comparison)
-    paired = name if f"{name}_between" in objs else name[:-len("_between")] if name.endswith("_between") else None
-    if paired and not name.endswith("_between") and not (baseline or comparison):
-        missing = [r for r in ROLES if role_run(con, r) is None]
-        if missing:        # the view would return no rows, without a word (ux-review F14)
-            names = ", ".join(run_names(con))
-            raise QueryError(f"{name} needs a baseline and a comparison run; no run has the role "
-                             f"{' or '.join(missing)} (runs: {names}).",
-                             hint="'tracedb compare BASELINE COMPARISON', 'tracedb runs set-role RUN baseline' "
-                                  "(and comparison), or pass --baseline RUN --comparison RUN.")
-    if paired and (baseline or comparison):
-        text = f"{paired}_between"
-    elif baseline or comparison:
+                      "or pass a SQL statement in quotes.")
+    pair = role_pair(objs, name)
+    if pair is None and (baseline or comparison):
         raise QueryError(f"--baseline/--comparison apply to the compare views (op_diff, kernel_diff, ...), "
-                         f"not to {text}.")
-    if objs[text][1] == "table_macro":
-        if not paired:
-            raise QueryError(f"{text} takes parameters; call it in SQL: SELECT * FROM {text}(...).")
-        base = baseline or role_run(con, "baseline")
-        comp = comparison or role_run(con, "comparison")
-        if base is None or comp is None:
-            raise QueryError(f"{paired} needs a baseline and a comparison run.",
-                             hint="pass --baseline RUN --comparison RUN, or 'tracedb runs set-role RUN baseline'.")
-        for r in (base, comp):
-            if not con.execute("SELECT 1 FROM run WHERE run_name = ?", [r]).fetchone():
-                raise QueryError(f"no run named {r!r}.", hint="'tracedb runs' lists the runs.")
-        sql = f"SELECT * FROM {text}(?, ?)"
-        params = [base, comp]
+                         f"not to {name}.")
+    if pair is not None and name == pair[0] and not (baseline or comparison):
+        _require_roles(con, name)        # the view would return no rows, without a word (ux-review F14)
+        sql, params = f"SELECT * FROM {name}", []
+    elif pair is not None:
+        sql, params = _pair_sql(con, pair[0], pair[1], baseline, comparison)
+    elif objs[name].kind == "table_macro":
+        raise QueryError(f"{name} takes parameters; call it in SQL: SELECT * FROM {name}(...).")
     else:
-        sql = f"SELECT * FROM {text}"
+        sql, params = f"SELECT * FROM {name}", []
     # the view's columns only when a filter needs them (binding a large view costs time)
     cols = ({r[0] for r in con.execute(f"DESCRIBE {sql}", params).fetchall()}
             if any(v is not None for v in (run, rank, step)) else set())

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from .. import lazy
 from ..engine import insert_rows
 from ..resources import cache_dir, sql_dir
+from .header import parse_header
 from .schema import meta_value
 
 if TYPE_CHECKING:
@@ -40,45 +41,6 @@ if TYPE_CHECKING:
 
 INTERNAL_SCHEMA = "tracedb_internal"
 CREATE_INTERNAL_SCHEMA = f"CREATE SCHEMA IF NOT EXISTS {INTERNAL_SCHEMA}"
-_SECTION = re.compile(r"^([A-Z][A-Za-z]*(?: [A-Za-z]+)?):\s+(.*)$")
-
-
-@dataclass
-class Header:
-    """The documentation block of a SQL file: summary line(s) and named sections."""
-
-    summary: str
-    sections: dict[str, str]
-
-
-def parse_header(lines: list[str] | str | None) -> Header:
-    """Split a header into its summary (text after ``—`` up to the first section) and sections.
-
-    Args:
-        lines: the header's lines, the text after ``--`` (a section line has one
-            leading space at most, a continuation line is indented), or the header as one text.
-
-    >>> h = parse_header(["x — one line", "  and more.", "Grain: one row", "       per step.", "Units: ns"])
-    >>> h.summary, h.sections["Grain"], h.sections["Units"]
-    ('one line and more.', 'one row per step.', 'ns')
-    """
-    if isinstance(lines, str) or lines is None:
-        lines = (lines or "").splitlines()
-    summary: list[str] = []
-    sections: dict[str, list[str]] = {}
-    current: list[str] = summary
-    for raw in lines:
-        m = _SECTION.match(raw[1:] if raw.startswith(" ") else raw)
-        if m and not raw.startswith("  "):
-            current = sections.setdefault(m.group(1), [])
-            current.append(m.group(2).strip())
-        elif raw.strip():
-            current.append(raw.strip())
-    text = " ".join(summary)
-    text = text.split("—", 1)[1].strip() if "—" in text else text
-    return Header(text, {k: " ".join(v) for k, v in sections.items()})
-
-
 @dataclass
 class SqlObject:
     """One view or table macro of the library, parsed from its file."""
@@ -161,8 +123,12 @@ def parse_file(path: Path, topic: str | None = None) -> SqlObject:
     Raises:
         ValueError: the file is not one CREATE OR REPLACE VIEW/MACRO of the object its name says.
     """
-    text = path.read_text()
-    topic = topic or path.parent.name
+    return parse_text(path, path.read_text(), topic or path.parent.name, path.stem)
+
+
+def parse_text(path: Path, text: str, topic: str, expected: str) -> SqlObject:
+    """Parse the text of one library object (``expected``: the name it must declare; ``path``: the
+    file it comes from)."""
     start = re.search(r"^CREATE\b", text, re.I | re.M)
     if start is None:
         raise ValueError(f"{path}: no CREATE OR REPLACE VIEW/MACRO statement")
@@ -171,8 +137,8 @@ def parse_file(path: Path, topic: str | None = None) -> SqlObject:
     kind, schema, name, params, body = _parse_statement(path, sql)
     schema = (schema or "main").lower()
     expected_schema = INTERNAL_SCHEMA if topic == "_internal" else "main"
-    if name != path.stem or schema != expected_schema:
-        raise ValueError(f"{path}: declares {schema}.{name}, expected {expected_schema}.{path.stem}")
+    if name != expected or schema != expected_schema:
+        raise ValueError(f"{path}: declares {schema}.{name}, expected {expected_schema}.{expected}")
     header = parse_header(header_lines)
     columns, comments = [], {}
     for proj in body.selects:
@@ -184,6 +150,43 @@ def parse_file(path: Path, topic: str | None = None) -> SqlObject:
                      header="\n".join(line.strip() for line in header_lines), tree=body,
                      sections=header.sections, summary=header.summary, parameters=params,
                      columns=columns, column_comments=comments, dependencies=_references(body))
+
+
+# ``-- Browse: VIEW(ARGS) [ORDER BY …] — NOTE`` in a table macro's header: the library makes the
+# parameter-free view VIEW over the macro, its arguments ARGS (``baseline, comparison``: the runs
+# whose run.role says so), its columns the macro's (comments inherited), ordered as given
+_BROWSE = re.compile(r"^(\w+)\((.*?)\)\s*(ORDER BY .*?)?\s*(?:—\s*(.*))?$", re.S)
+ROLE_ARGS = {"baseline": "(SELECT min(run_name) FROM run WHERE role = 'baseline')",
+             "comparison": "(SELECT min(run_name) FROM run WHERE role = 'comparison')"}
+
+
+def browse_view(macro: SqlObject) -> SqlObject | None:
+    """The parameter-free view a table macro's ``Browse:`` header line asks for, else None.
+
+    Raises:
+        ValueError: the line does not read ``VIEW(ARGS) [ORDER BY …] [— note]``.
+    """
+    line = macro.sections.get("Browse")
+    if macro.kind != "table_macro" or not line:
+        return None
+    m = _BROWSE.match(line.strip())
+    if m is None:
+        raise ValueError(f"{macro.path}: Browse: expected VIEW(ARGS) [ORDER BY …] [— note], got {line!r}")
+    view, args, order, note = m.group(1), m.group(2), m.group(3), m.group(4)
+    values = [ROLE_ARGS.get(a.strip(), a.strip()) for a in args.split(",") if a.strip()]
+    by_role = any(a.strip() in ROLE_ARGS for a in args.split(","))
+    grain = macro.sections.get("Grain", "")
+    summary = macro.summary.rstrip(".") + (f", {note.strip().rstrip('.')}." if note else ".")
+    header = [f"{view} — {summary}",
+              f"Grain: {grain}" + (" Runs chosen by run.role (tracedb compare, tracedb ingest --role)."
+                                   if by_role else "")]
+    header.append(f"Source: {macro.name}({args.strip()}), the view the library makes for the macro's "
+                  "parameters" + (" from the runs' roles." if by_role else "' defaults."))
+    header += [f"{key}: {macro.sections[key]}" for key in ("Reference", "Units") if key in macro.sections]
+    text = "".join(f"-- {line}\n" for line in header) + (
+        f"CREATE OR REPLACE VIEW {view} AS\nSELECT\n    " + ",\n    ".join(macro.columns)
+        + f"\nFROM {macro.name}(" + ", ".join(values) + ")" + (f"\n{order.strip()}" if order else "") + "\n")
+    return parse_text(macro.path, text, macro.topic, view)
 
 
 def _references(body: exp.Expression) -> set[str]:
@@ -200,14 +203,19 @@ def _references(body: exp.Expression) -> set[str]:
 
 
 def load_library(root: Path | None = None) -> list[SqlObject]:
-    """Parse every ``queries/**/*.sql`` file, in dependency order, with inherited column comments.
+    """Parse every ``queries/**/*.sql`` file, and the views their ``Browse:`` lines ask for
+    (:func:`browse_view`), in dependency order, with inherited column comments.
 
     Raises:
         ValueError: a file does not declare exactly the object its name says, or a dependency cycle.
     """
     root = root or sql_dir("queries")
     objects = [parse_file(path) for path in sorted(root.glob("*/*.sql"))]
+    objects += [view for view in map(browse_view, objects) if view is not None]
     by_name = {o.name: o for o in objects}
+    if len(by_name) < len(objects):
+        raise ValueError(f"two objects of one name in {root}: "
+                         f"{sorted(n for n in by_name if sum(o.name == n for o in objects) > 1)}")
     for o in objects:
         o.dependencies = {d for d in o.dependencies if d in by_name and d != o.name}
     ordered = _dependency_order(objects)
@@ -282,10 +290,14 @@ def comment_statements(obj: SqlObject) -> list[str]:
     return out
 
 
+BROWSE_FORM = "browse-1"     # the form browse_view writes: part of the library's hash
+
+
 def library_hash(root: Path | None = None) -> str:
-    """SHA-256 over the names and texts of the library's SQL files."""
+    """SHA-256 over the names and texts of the library's SQL files (and the form of the views
+    made from ``Browse:`` lines)."""
     root = root or sql_dir("queries")
-    h = hashlib.sha256()
+    h = hashlib.sha256(BROWSE_FORM.encode())
     for path in sorted(root.glob("*/*.sql")):
         h.update(f"{path.parent.name}/{path.name}\0".encode() + path.read_bytes() + b"\0")
     return h.hexdigest()

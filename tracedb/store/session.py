@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from .. import lazy
 from ..engine import duckdb
 from ..errors import QueryError, TracedbError
-from . import template
 from .db import check_db_path, connect, resolve_db_path, transaction, wal_path
 
 DEFAULT_INGEST_MEMORY = "1300MB"   # see tracedb.api.ingest and bench/RESULTS.md
@@ -159,7 +159,7 @@ def writing(db, **connect_kw) -> Iterator[Writing]:
     opened = Writing(con, path, created=not existed)
     try:
         if opened.created:
-            opened.seeded = template.seed(con)  # tables and views copied from the cached template
+            opened.seeded = lazy.template.seed(con)  # tables and views copied from the cached template
         yield opened
     except BaseException:
         con.close()

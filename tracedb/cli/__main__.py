@@ -1,0 +1,4 @@
+"""``python -m tracedb.cli``: the ``tracedb`` command."""
+from . import main
+
+main()
