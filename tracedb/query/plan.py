@@ -72,11 +72,21 @@ def check_read_only_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
 
 
 def plan(con, text: str, *, baseline=None, comparison=None, run=None, rank=None, step=None,
-               limit=None, write: bool = False) -> tuple[str, list]:
+         limit=None, write: bool = False) -> tuple[str, list]:
     """The SQL and parameters a query of ``text`` runs (views resolved, SQL checked): the
-    plan of :func:`tracedb.api.query`."""
+    plan of :func:`tracedb.api.query`.
+
+    Raises:
+        QueryError: an unknown view, a filter the view has no column for, a run name the
+            database does not hold (the message lists its runs), SQL that does not parse, or a
+            statement other than SELECT without ``write``.
+    """
     params: list[Any] = []
     if _IDENT.match(text):
+        for name in (run, baseline, comparison):
+            if name is not None and not con.execute("SELECT 1 FROM main.run WHERE run_name = ?", [name]).fetchone():
+                # a filter on a run the file does not hold would print 0 rows without a word
+                raise QueryError(f"no run named {name!r}.", hint=f"runs in this database: {', '.join(run_names(con))}.")
         sql, params = view_sql(con, text, baseline, comparison, run, rank, step)
     else:
         if any(v is not None for v in (run, rank, step, baseline, comparison)):
