@@ -21,9 +21,9 @@
 --            enumerate(DataLoader) (enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__,
 --            _MultiProcessingDataLoaderIter ...); osrt = an OS runtime call; runtime = other
 --            runtime / CANN calls; framework_op = other host ops. launch_thread_call answers "the
---            launch thread was in <call>": of the interval's sync, osrt and runtime calls (not the
---            framework ops around them), the one covering most of the interval (ties: the earlier,
---            then the name), the same on every row of the interval.
+--            launch thread was in <call>": of the interval's sync, osrt, runtime and dataloader host
+--            events (not the framework ops around them), the one covering most of the interval
+--            (ties: the earlier, then the name), the same on every row of the interval.
 -- Method:    intervals and host events are cut into 2^20 ns (~1 ms) time buckets per (run, rank,
 --            thread) and joined on the bucket (an equi-join), each overlapping pair kept once, in
 --            the bucket where the overlap starts; a range join would pair every event with
@@ -81,7 +81,7 @@ thread_call AS (
                row_number() OVER (PARTITION BY run_name, rank, stream_id, start_ns
                                   ORDER BY overlap_ns DESC, ts_ns, name) AS pick
         FROM pair
-        WHERE host_kind IN ('sync', 'osrt', 'runtime')
+        WHERE host_kind IN ('sync', 'osrt', 'runtime', 'dataloader')
     ) AS ranked
     WHERE pick = 1
 )
@@ -102,7 +102,7 @@ SELECT
     i.ts_ns::BIGINT                                                        AS host_ts_ns,     -- host event start, ns since the epoch
     (i.host_end_ns - i.ts_ns)::BIGINT                                      AS host_dur_ns,    -- host event duration, ns
     i.overlap_ns::BIGINT                                                   AS overlap_ns,     -- part of the idle interval the host event covers, ns
-    c.name::VARCHAR                                                        AS launch_thread_call,     -- the launch thread was in this call for most of the interval (sync, OS runtime or runtime call); NULL when none overlaps it
+    c.name::VARCHAR                                                        AS launch_thread_call,     -- the launch thread was in this call for most of the interval (sync, OS runtime, runtime call or DataLoader fetch); NULL when none overlaps it
     c.overlap_ns::BIGINT                                                   AS launch_thread_call_ns   -- part of the interval that call covers, ns
 FROM pair AS i
 LEFT JOIN thread_call AS c

@@ -6,12 +6,20 @@
 * CUPTI_ACTIVITY_KIND_MEMCPY / MEMSET → kernel rows with ``copy_kind`` (HtoD, DtoH, DtoD, PtoP,
   HtoH from copyKind, via the file's ENUM_CUDA_MEMCPY_OPER when present; Memset) and
   ``size_bytes``.
+* CUPTI_ACTIVITY_KIND_MEMCPY srcKind / dstKind → ``src_kind`` / ``dst_kind`` (Pageable, Pinned,
+  Device ... via ENUM_CUDA_MEM_KIND).
 * CUPTI_ACTIVITY_KIND_RUNTIME → each kernel's / copy's ``launch_*`` columns: the runtime call
-  with the same correlationId in the same process.
+  with the same correlationId in the same process; and every runtime call → ``event`` (cat
+  ``cuda_runtime``, ph X, with its thread's ThreadNames name), as Kineto traces have them.
+* OSRT_API → ``event`` (cat ``osrt``: pthread_mutex_lock, sem_wait, read, ioctl ...);
+  SCHED_EVENTS → ``thread_state`` (running / off-CPU intervals per thread, with the state and
+  block reason the schedule-out recorded).
 * NVTX_EVENTS → ``event`` rows (cat ``nvtx``: ranges ph X, marks ph i). A range whose text
   matches the step pattern (default ``^ProfilerStep#(\\d+)$``, ``tracedb ingest
   --step-range-pattern``) is written as ``ProfilerStep#N`` (N = the pattern's first group, else
   the range's order), its own text in args.nvtx_text; the derive step then makes it a step.
+  derive/123 makes the other ranges ops (kernels link to the innermost holding their launch
+  call), derive/124 host ranges (range_time).
 
 Names are resolved through StringIds inside SQLite. Timestamps stay integers: the export's
 ns on the session clock plus ``TARGET_INFO_SESSION_START_TIME.utcEpochNs`` (UTC epoch ns of
