@@ -72,14 +72,18 @@ DIARY = re.compile(r"\bmeasured\b|\btook\s+\d|\d\s*m?s\s+(?:instead of|against|v
                    r"|\binstead of\s+\d[\d.]*\s*m?s\b|\bon (?:a|one) \d+ ?[GM]i?B\b", re.I)
 
 # Unit suffixes of numeric output columns, with the type each must have.
-SUFFIX_TYPES = {"_ns": "BIGINT", "_bytes": "BIGINT", "_count": "BIGINT", "_ratio": "DOUBLE", "_gbps": "DOUBLE"}
+SUFFIX_TYPES = {"_ns": "BIGINT", "_bytes": "BIGINT", "_count": "BIGINT", "_ratio": "DOUBLE", "_gbps": "DOUBLE",
+                "_pct": "DOUBLE",       # percent 0-100 (style.md: *_pct), e.g. cpu_utilization
+                "_per_ms": "DOUBLE"}    # a rate per millisecond (MindSpore pipeline throughput, rows per ms)
 # Numeric columns that are not quantities: keys, ordinals, ranks.
 IDENTIFIERS = {"run_id", "rank", "step", "file_id", "kernel_id", "plane_id", "src_rank", "dst_rank",
                "seq", "island", "execution", "order_id", "op_id", "parent_op_id", "module_id", "parent_module_id", "module_level", "rule_id", "baseline_rank",
                "comparison_rank", "baseline_op_id", "comparison_op_id", "baseline_module_id", "comparison_module_id",
                "sample", "device_queue_op_id", "empty_queue_op_id",   # data_pipeline_wait: queue sample, pipeline op ids
                "free_order",   # free_analysis: 1 = longest free interval of the rank (msprof top_num)
-               "dp_index", "pp_index", "tp_index", "stage_index"}      # parallel_layout: positions (msprof-analyze "DP Index" ...)
+               "dp_index", "pp_index", "tp_index", "stage_index",     # parallel_layout: positions (msprof-analyze "DP Index" ...)
+               "range_id", "parent_range_id", "depth",                # range_time: host_range keys and nesting level
+               "pattern_id", "producer_op_id", "pipeline_op_id"}      # fusion_candidate pattern key; MindSpore pipeline op ids
 # Public names older than the suffix rule (public columns are a contract: not renamed).
 UNSUFFIXED = {
     "baseline_calls": "msprof-analyze compare's 'Calls'", "comparison_calls": "as baseline_calls",

@@ -41,7 +41,12 @@ HCCL_INFO = re.compile(r"^hccl_info(?:_(\d+))?$", re.I)
 MS_FILES = (("mindspore_timeline", re.compile(r"^ascend_timeline_display_(\d+)\.json$", re.I)),
             ("mindspore_timeline", re.compile(r"^timeline_display_(\d+)\.json$", re.I)),
             ("minddata_pipeline", re.compile(r"^pipeline_profiling_(\d+)\.json$", re.I)),
-            ("minddata_pipeline", re.compile(r"^minddata_pipeline_raw_(\d+)\.csv$", re.I)))
+            ("minddata_pipeline", re.compile(r"^minddata_pipeline_raw_(\d+)\.csv$", re.I)),
+            # the device-queue trace: sink mode's device queue, else non-sink mode's dataset iterator
+            # (MindSpore MinddataProfilingAnalyzer looks for them in this order)
+            ("minddata_queue", re.compile(r"^device_queue_profiling_(\d+)\.txt$", re.I)),
+            ("minddata_queue", re.compile(r"^dataset_iterator_profiling_(\d+)\.txt$", re.I)),
+            ("minddata_cpu", re.compile(r"^minddata_cpu_utilization_(\d+)\.json$", re.I)))
 STEP_POINT = re.compile(r"^step_trace_point_info(?:_(\d+))?\.json$", re.I)
 _KINETO_NAME = re.compile(r"\.(pt\.trace\.)?json(\.gz)?$", re.I)
 _NSYS_NAME = re.compile(r"\.sqlite3?$", re.I)     # nsys export --type sqlite writes <report>.sqlite
@@ -279,6 +284,7 @@ def _classify_file(path: Path) -> RankInput:
         raise InputError("unrecognised file: expected trace_view.json, kernel_details.csv, "
                          "step_trace_time.csv, communication(_matrix).json, memory_record.csv, operator_memory.csv, "
                          "npu_module_mem.csv, ascend_pytorch_profiler_{rank}.db, analysis.db, MindSpore step_trace_raw_*_detail_time.csv / hccl_raw_*.csv / *.trace, "
+                         "MindSpore pipeline_profiling_*.json / device_queue_profiling_*.txt / minddata_cpu_utilization_*.json, "
                          "a Kineto *.pt.trace.json(.gz), an Nsight Systems *.sqlite export, "
                          "or a folder of them.",
                          file=str(path))

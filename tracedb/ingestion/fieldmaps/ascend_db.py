@@ -47,6 +47,10 @@ PROFILER_DB: dict[str, dict[str, str]] = {
     "NPU_INFO": {"id": B, "name": T},
     "RANK_DEVICE_MAP": {"rankId": B, "deviceId": B},
     "HOST_INFO": {"hostUid": T, "hostName": T},
+    # mstx marks and ranges (torch_npu.npu.mstx / mindspore.profiler.mstx, profiler mstx=True)
+    "MSTX_EVENTS": {"startNs": B, "endNs": B, "eventType": B, "rangeId": B, "message": B, "globalTid": B,
+                    "endGlobalTid": B, "domainId": B, "connectionId": B},
+    "ENUM_MSTX_EVENT_TYPE": {"id": B, "name": T},
 }
 
 # a file holding none of these is not a torch_npu profiler DB
@@ -56,6 +60,9 @@ PROFILER_DB_MARKERS = ("TASK", "PYTORCH_API", "STRING_IDS")
 API_TYPE_OP = ("op", 50001)
 # PYTORCH_API.type of python function rows (with_stack; the nn.Module ones give op.module_path)
 API_TYPE_TRACE = ("trace", 50003)
+# MSTX_EVENTS.eventType of ranges (ENUM_MSTX_EVENT_TYPE names; the codes when the enum is absent:
+# 0 marker, 1 push/pop, 2 start/end, 3 marker_ex)
+MSTX_RANGE_TYPES = (("push/pop", 1), ("start/end", 2))
 
 ANALYSIS_DB: dict[str, dict[str, str]] = {
     "StepTraceTime": {"step": T, "computing": D, "communication_not_overlapped": D, "overlapped": D,

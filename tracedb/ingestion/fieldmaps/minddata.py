@@ -17,6 +17,7 @@ JSON_TOP = {"ops": Field(("op_info",), "json", required=True),
             "interval_ms": Field(("sampling_interval",), "int")}
 QUEUE_SIZE_PATH = "$.output_queue.size"
 QUEUE_LENGTH_PATH = "$.output_queue.length"
+QUEUE_THROUGHPUT_PATH = "$.output_queue.throughput"   # rows per ms, one per sample (absent in old files)
 
 # minddata_pipeline_raw_{rank}.csv (MindInsight MinddataPipelineAnalyser._col_names)
 CSV = {
@@ -29,3 +30,28 @@ CSV = {
     "parent_op_id": Field(("parent_id",), "int"),
     "child_ids": Field(("children_id",), "json"),                          # "[2, 3]"
 }
+
+# device_queue_profiling_{rank}.txt / dataset_iterator_profiling_{rank}.txt: one record per line,
+# "type extra-info batch value timestamp" (MindSpore MinddataProfilingAnalyzer
+# ._parse_device_trace_info reads the first five integers of each line)
+QUEUE_FIELDS = 5
+QUEUE_TIME_KINDS = {0: "pipeline_time", 1: "push_time", 2: "batch_time"}   # type 0: extra-info -> kind
+QUEUE_SOURCES = {"device_queue_profiling": "device_queue_profiling",
+                 "dataset_iterator_profiling": "dataset_iterator_profiling"}
+
+# minddata_cpu_utilization_{rank}.json (MindSpore CpuSampler::SaveToFile): {"cpu_processor_num",
+# "device_info": {user_utilization, sys_utilization, io_utilization, idle_utilization,
+# runnable_process (runable_processes before MindSpore 1.6), context_switch_count: [..]},
+# "process_info": {user_utilization, sys_utilization}, "op_info": [{op_id, metrics:
+# {user_utilization, sys_utilization}}], "sampling_interval": ms, "time_stamp": [ms]}
+CPU_TOP = {
+    "cpus": Field(("cpu_processor_num",), "int"),
+    "device": Field(("device_info",), "json"),
+    "process": Field(("process_info",), "json"),
+    "ops": Field(("op_info",), "json"),
+    "interval_ms": Field(("sampling_interval",), "int"),
+    "time_stamp": Field(("time_stamp",), "json"),
+}
+CPU_USER, CPU_SYS, CPU_IO, CPU_IDLE = "user_utilization", "sys_utilization", "io_utilization", "idle_utilization"
+CPU_RUNNABLE = ("runnable_process", "runable_processes")     # newer name first
+CPU_CONTEXT_SWITCH = "context_switch_count"

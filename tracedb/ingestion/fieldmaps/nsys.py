@@ -47,6 +47,8 @@ COPY = {
     **ACTIVITY,
     "bytes": Field(("bytes",), "int", required=True),
     "copy_kind": Field(("copyKind",), "int"),        # memcpy only: ENUM_CUDA_MEMCPY_OPER id
+    "src_kind": Field(("srcKind",), "int"),          # memcpy only: ENUM_CUDA_MEM_KIND id (Pageable, Pinned ...)
+    "dst_kind": Field(("dstKind",), "int"),
 }
 RUNTIME = {
     "start": Field(("start",), "int", required=True),
@@ -67,6 +69,34 @@ NVTX = {
 # NVTX_EVENTS.eventType (ENUM_NSYS_EVENT_TYPE): ranges and marks
 NVTX_RANGE_TYPES = (59, 60, 70, 71)    # NvtxPushPopRange, NvtxStartEndRange, Nvtxt* forms
 NVTX_MARK_TYPES = (34, 65)             # NvtxMark, NvtxtMark
+
+# OS runtime calls (nsys profile -t osrt): pthread_mutex_lock, sem_wait, poll, read, ioctl ...
+OSRT_TABLE = "OSRT_API"
+OSRT = {
+    "start": Field(("start",), "int", required=True),
+    "end": Field(("end",), "int", required=True),
+    "global_tid": Field(("globalTid",), "int", required=True),
+    "name": Field(("nameId",), "int", required=True),
+}
+# thread scheduling (nsys profile --cpuctxsw): one row per schedule-in / schedule-out of a thread;
+# threadState / threadBlock (the state and reason a schedule-out recorded) since nsys 2023.x
+SCHED_TABLE = "SCHED_EVENTS"
+SCHED = {
+    "start": Field(("start",), "int", required=True),
+    "cpu": Field(("cpu",), "int"),
+    "sched_in": Field(("isSchedIn",), "int", required=True),
+    "global_tid": Field(("globalTid",), "int", required=True),
+    "state": Field(("threadState",), "int"),
+    "block": Field(("threadBlock",), "int"),
+}
+THREAD_STATE_ENUM = "ENUM_SAMPLING_THREAD_STATE"     # id → label (Running, Interruptible ...)
+THREAD_BLOCK_ENUM = "ENUM_SCHEDULING_THREAD_BLOCK"   # id → label (Mutex, CondVar, Nanosleep ...)
+THREAD_NAMES_TABLE = "ThreadNames"                   # (nameId, priority, globalTid)
+MEM_KIND_ENUM = "ENUM_CUDA_MEM_KIND"                 # id → label (Pageable, Pinned, Device ...)
+# ENUM_CUDA_MEM_KIND ids (Nsight's CUDA_MEMOPR_MEMORY_KIND_*, as the corpus export's enum table
+# lists them) when the file has no enum table
+MEM_KINDS = {0: "Pageable", 1: "Pinned", 2: "Device", 3: "Array", 4: "Managed", 5: "Device Static",
+             6: "Managed Static", 7: "Unknown"}
 
 # ENUM_CUDA_MEMCPY_OPER id → kernel.copy_kind (the CUPTI memcpy kind; used when the file has
 # no enum table): 1 HTOD, 2 DTOH, 8 DTOD, 9 HTOH, 10 PTOP; array and unified-memory kinds

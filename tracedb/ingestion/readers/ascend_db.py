@@ -12,7 +12,9 @@
   connection id → ``kernel.launch_*``;
 * MEMORY_RECORD / OP_MEMORY / NPU_MODULE_MEM → ``memory`` (kinds record / operator / module);
 * STEP_TIME → ``ascend_db_step`` (derive/015 makes steps of it); META_DATA, NPU_INFO,
-  RANK_DEVICE_MAP, HOST_INFO → ``profiler_db_meta``.
+  RANK_DEVICE_MAP, HOST_INFO → ``profiler_db_meta``;
+* MSTX_EVENTS (profiler option mstx=True) → ``event`` rows of cat ``mstx``: ranges ph X, marks ph i
+  (derive/124 makes host ranges of them).
 
 ``analysis.db`` (format ``analysis_db``): StepTraceTime / CommAnalyzerTime / Bandwidth / Matrix →
 ``profiler_step_trace`` / ``profiler_comm_op`` / ``profiler_comm_bandwidth`` /
@@ -32,8 +34,8 @@ from pathlib import Path
 from ...engine import duckdb, register_arrow
 
 from ...errors import InputError
-from ..fieldmaps.ascend_db import (ANALYSIS_DB, ANALYSIS_DB_MARKERS, API_TYPE_OP, API_TYPE_TRACE, PROFILER_DB,
-                                   PROFILER_DB_MARKERS)
+from ..fieldmaps.ascend_db import (ANALYSIS_DB, ANALYSIS_DB_MARKERS, API_TYPE_OP, API_TYPE_TRACE, MSTX_RANGE_TYPES,
+                                   PROFILER_DB, PROFILER_DB_MARKERS)
 from ..sources.file import SourceFile
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -428,6 +430,22 @@ FROM _adb_NPU_MODULE_MEM AS m LEFT JOIN _adb_ENUM_MODULE AS e ON e.id = m.module
 INSERT INTO ascend_db_step
 SELECT $run_id, $rank, $file_id, step, start_ns, end_ns FROM _adb_steps ORDER BY step;
 
+-- mstx ranges (push/pop, start/end) and marks → event rows of cat mstx on the thread that
+-- started them (globalTid = pid << 32 | tid, as PYTORCH_API's)
+INSERT INTO event (run_id, rank, file_id, ph, name, cat, pid, tid, ts_ns, dur_ns)
+SELECT $run_id, $rank, $file_id, CASE WHEN r.is_range THEN 'X' ELSE 'i' END, s.value, 'mstx',
+       CAST(m.globalTid // 4294967296 AS VARCHAR), CAST(m.globalTid % 4294967296 AS VARCHAR), m.startNs,
+       CASE WHEN r.is_range THEN greatest(m.endNs - m.startNs, 0) END
+FROM _adb_MSTX_EVENTS AS m
+LEFT JOIN _adb_STRING_IDS AS s ON s.id = m.message
+CROSS JOIN LATERAL (
+    SELECT coalesce((SELECT lower(name) IN ($mstx_range_a, $mstx_range_b) FROM _adb_ENUM_MSTX_EVENT_TYPE
+                     WHERE id = m.eventType), m.eventType IN ($mstx_code_a, $mstx_code_b))
+           AND m.endNs IS NOT NULL AND m.endNs >= m.startNs AS is_range
+) AS r
+WHERE m.startNs IS NOT NULL
+ORDER BY m.startNs;
+
 INSERT INTO profiler_db_meta
 SELECT $run_id, $rank, $file_id, name, value FROM _adb_META_DATA WHERE name IS NOT NULL
 UNION ALL SELECT $run_id, $rank, $file_id, 'npu_name', name FROM _adb_NPU_INFO
@@ -445,7 +463,9 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
     try:
         _run(con, _READ_SQL, {"op_type_name": API_TYPE_OP[0], "op_type_code": API_TYPE_OP[1],
                               "trace_type_name": API_TYPE_TRACE[0], "trace_type_code": API_TYPE_TRACE[1]})
-        _run(con, _INSERT_SQL, {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id})
+        (a, ca), (b, cb) = MSTX_RANGE_TYPES
+        _run(con, _INSERT_SQL, {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id,
+                                "mstx_range_a": a, "mstx_range_b": b, "mstx_code_a": ca, "mstx_code_b": cb})
         return con.execute("SELECT count(*) FROM kernel WHERE file_id = ?", [f.file_id]).fetchone()[0]
     finally:
         _drop(con, list(PROFILER_DB) + list(_DERIVED))

@@ -24,9 +24,9 @@ from ..sources.paths import literal_path
 
 def _rows(ops: str, source: str) -> str:
     """SQL (the end of a WITH RECURSIVE whose CTE ``ops`` has one row per op: op_id, op_type,
-    num_workers, parent_op_id, children, sizes, capacity, interval_ms): each op's depth below
-    the root, then one row per queue sample (one row with sample NULL for an op without
-    samples)."""
+    num_workers, parent_op_id, children, sizes, capacity, interval_ms, thr): each op's depth
+    below the root, then one row per queue sample (one row with sample NULL for an op without
+    samples), with the op's throughput at the sample (``thr``, a list beside ``sizes``)."""
     return f"""
             , depth_walk AS (
                 SELECT op_id, 0 AS depth FROM {ops} WHERE parent_op_id IS NULL
@@ -40,13 +40,13 @@ def _rows(ops: str, source: str) -> str:
             )
             SELECT $run, $rank, $file, op_id, op_type, num_workers, parent_op_id,
                    CASE WHEN len(children) > 0 THEN children END, depth, sample, queue_size, capacity,
-                   interval_ms, '{source}'
+                   interval_ms, '{source}', thr[sample + 1]
             FROM (SELECT *, unnest(sizes) AS queue_size, unnest(range(len(sizes)))::INTEGER AS sample
                   FROM with_depth WHERE len(sizes) > 0)
             UNION ALL
             SELECT $run, $rank, $file, op_id, op_type, num_workers, parent_op_id,
                    CASE WHEN len(children) > 0 THEN children END, depth, NULL, NULL, capacity, interval_ms,
-                   '{source}'
+                   '{source}', NULL
             FROM with_depth WHERE coalesce(len(sizes), 0) = 0"""
 
 
@@ -87,7 +87,9 @@ def read_json(con: duckdb.DuckDBPyConnection, f) -> int:
                        TRY_CAST(json_extract(o->'{op['queue_metrics'].name}', '{fm.QUEUE_SIZE_PATH}') AS BIGINT[]) AS sizes,
                        TRY_CAST(json_extract_string(o->'{op['queue_metrics'].name}', '{fm.QUEUE_LENGTH_PATH}') AS BIGINT)
                            AS capacity,
-                       interval_ms
+                       interval_ms,
+                       TRY_CAST(json_extract(o->'{op['queue_metrics'].name}', '{fm.QUEUE_THROUGHPUT_PATH}') AS DOUBLE[])
+                           AS thr
                 FROM doc
             ),
             parent AS (SELECT unnest(children) AS op_id, op_id AS parent_op_id FROM ops WHERE len(children) > 0),
@@ -124,7 +126,8 @@ def read_csv(con: duckdb.DuckDBPyConnection, f) -> int:
                        TRY_CAST(TRY_CAST(nullif(trim({col('child_ids')}), '') AS JSON) AS INTEGER[]) AS children,
                        TRY_CAST(TRY_CAST(nullif(trim({col('queue_size')}), '') AS JSON) AS BIGINT[]) AS sizes,
                        TRY_CAST(nullif(trim({col('queue_capacity')}), '') AS BIGINT) AS capacity,
-                       TRY_CAST(nullif(trim({col('interval_ms')}), '') AS BIGINT) AS interval_ms
+                       TRY_CAST(nullif(trim({col('interval_ms')}), '') AS BIGINT) AS interval_ms,
+                       NULL::DOUBLE[] AS thr
                 FROM {csv.sql('$path')}
             )
             {_rows('r', 'minddata_pipeline_raw')}

@@ -6,12 +6,20 @@
 * CUPTI_ACTIVITY_KIND_MEMCPY / MEMSET → kernel rows with ``copy_kind`` (HtoD, DtoH, DtoD, PtoP,
   HtoH from copyKind, via the file's ENUM_CUDA_MEMCPY_OPER when present; Memset) and
   ``size_bytes``.
+* CUPTI_ACTIVITY_KIND_MEMCPY srcKind / dstKind → ``src_kind`` / ``dst_kind`` (Pageable, Pinned,
+  Device ... via ENUM_CUDA_MEM_KIND).
 * CUPTI_ACTIVITY_KIND_RUNTIME → each kernel's / copy's ``launch_*`` columns: the runtime call
-  with the same correlationId in the same process.
+  with the same correlationId in the same process; and every runtime call → ``event`` (cat
+  ``cuda_runtime``, ph X, with its thread's ThreadNames name), as Kineto traces have them.
+* OSRT_API → ``event`` (cat ``osrt``: pthread_mutex_lock, sem_wait, read, ioctl ...);
+  SCHED_EVENTS → ``thread_state`` (running / off-CPU intervals per thread, with the state and
+  block reason the schedule-out recorded).
 * NVTX_EVENTS → ``event`` rows (cat ``nvtx``: ranges ph X, marks ph i). A range whose text
   matches the step pattern (default ``^ProfilerStep#(\\d+)$``, ``tracedb ingest
   --step-range-pattern``) is written as ``ProfilerStep#N`` (N = the pattern's first group, else
   the range's order), its own text in args.nvtx_text; the derive step then makes it a step.
+  derive/123 makes the other ranges ops (kernels link to the innermost holding their launch
+  call), derive/124 host ranges (range_time).
 
 Names are resolved through StringIds inside SQLite. Timestamps stay integers: the export's
 ns on the session clock plus ``TARGET_INFO_SESSION_START_TIME.utcEpochNs`` (UTC epoch ns of
@@ -208,8 +216,10 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
             _insert_nvtx(con, f, epoch0, pattern, grouped)
             con.execute(f"DROP TABLE IF EXISTS {_PREFIX}nvtx")
 
+        _read_host(con, lite, f, epoch0, tables)
+
         parts, has_pid = [], True
-        cols = ["kind", *fm.KERNEL, "bytes", "copy_kind"]
+        cols = ["kind", *fm.KERNEL, "bytes", "copy_kind", "src_kind", "dst_kind"]
         for table, kind, fields in ((fm.KERNEL_TABLE, "kernel", fm.KERNEL), (fm.MEMCPY_TABLE, "memcpy", fm.COPY),
                                     (fm.MEMSET_TABLE, "memset", fm.COPY)):
             if table in tables:
@@ -228,16 +238,124 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
         # one-pass stream made DuckDB run it on one thread (bench/RESULTS.md)
         act = _arrow(lite, " UNION ALL ".join(parts))
         rt = _arrow(lite, runtime) if runtime is not None else None
-    return _insert_kernels(con, f, epoch0, kinds, act, rt, has_pid)
+        mem_kinds = _enum(lite, tables, fm.MEM_KIND_ENUM, fm.MEM_KINDS)
+    if rt is not None:
+        _insert_calls(con, f, epoch0, rt, "cuda_runtime")
+    return _insert_kernels(con, f, epoch0, kinds, act, rt, has_pid, mem_kinds)
 
 
-def _insert_kernels(con, f: SourceFile, epoch0: int, kinds: dict[int, str], act, rt, has_pid: bool) -> int:
+def _enum(lite, tables: set[str], table: str, default: dict[int, str]) -> dict[int, str]:
+    """id → label of an ENUM_* table of the export, else ``default``."""
+    if table not in tables:
+        return dict(default)
+    cols = _columns(lite, table)
+    label = "label" if "label" in cols else "name"
+    t = _arrow(lite, f"SELECT id, CAST({label} AS TEXT) AS label FROM {table}").to_pydict()
+    return {int(i): str(v) for i, v in zip(t["id"], t["label"])}
+
+
+def _thread_names(con, lite, tables: set[str]) -> None:
+    """ThreadNames → temp table (global_tid, name); empty without the table."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREFIX}tnames (global_tid BIGINT, name VARCHAR)")
+    if fm.THREAD_NAMES_TABLE not in tables or fm.STRINGS_TABLE not in tables:
+        return
+    data = _arrow(lite, f"SELECT t.globalTid AS global_tid, coalesce(s.value, '') AS name FROM {fm.THREAD_NAMES_TABLE} AS t "
+                        f"JOIN {fm.STRINGS_TABLE} AS s ON s.id = t.nameId")
+    view = f"{_PREFIX}arrow"
+    register_arrow(con, view, data)
+    try:
+        con.execute(f"INSERT INTO {_PREFIX}tnames SELECT global_tid, arg_max(nullif(CAST(name AS VARCHAR), ''), "
+                    f"length(CAST(name AS VARCHAR))) FROM {view} GROUP BY global_tid")
+    finally:
+        con.unregister(view)
+
+
+def _read_host(con, lite, f: SourceFile, epoch0: int, tables: set[str]) -> None:
+    """The host side of the export: OS runtime calls (OSRT_API → event cat osrt) and thread
+    scheduling (SCHED_EVENTS → thread_state), with the thread names of ThreadNames."""
+    _thread_names(con, lite, tables)
+    if fm.OSRT_TABLE in tables and fm.STRINGS_TABLE in tables:
+        items, joins = _expr("a", fm.OSRT, _columns(lite, fm.OSRT_TABLE), fm.OSRT_TABLE, f.path)
+        _insert_calls(con, f, epoch0, _arrow(lite, f"SELECT {_select(items, fm.OSRT)} FROM {fm.OSRT_TABLE} AS a "
+                                                   f"{' '.join(joins)}"), "osrt")
+    if fm.SCHED_TABLE in tables:
+        items, joins = _expr("a", fm.SCHED, _columns(lite, fm.SCHED_TABLE), fm.SCHED_TABLE, f.path)
+        sched = _arrow(lite, f"SELECT {_select(items, fm.SCHED)} FROM {fm.SCHED_TABLE} AS a {' '.join(joins)}")
+        states = _enum(lite, tables, fm.THREAD_STATE_ENUM, {})
+        blocks = _enum(lite, tables, fm.THREAD_BLOCK_ENUM, {})
+        _insert_sched(con, f, epoch0, sched, states, blocks)
+
+
+def _insert_calls(con, f: SourceFile, epoch0: int, calls, cat: str) -> None:
+    """Host API calls (CUDA runtime / OS runtime: start, end, global_tid, name) → event rows
+    (ph X, cat ``cat``), with the thread's name."""
+    view = f"{_PREFIX}calls"
+    register_arrow(con, view, calls)
+    try:
+        con.execute(f"""
+            INSERT INTO event (run_id, rank, file_id, ph, name, cat, pid, tid, thread_name, ts_ns, dur_ns)
+            SELECT $run, $rank, $file, 'X', nullif(CAST(c.name AS VARCHAR), ''), '{cat}',
+                   CAST((c.global_tid >> 24) & 16777215 AS VARCHAR), CAST(c.global_tid & 16777215 AS VARCHAR),
+                   t.name, {int(epoch0)} + c.start, greatest(c."end" - c.start, 0)
+            FROM {view} AS c
+            LEFT JOIN {_PREFIX}tnames AS t ON t.global_tid = c.global_tid
+            ORDER BY c.start
+        """, {"run": f.run_id, "rank": f.rank, "file": f.file_id})
+    finally:
+        con.unregister(view)
+
+
+def _insert_sched(con, f: SourceFile, epoch0: int, sched, states: dict[int, str], blocks: dict[int, str]) -> None:
+    """SCHED_EVENTS → thread_state: per thread, each event to the next one of the thread is an
+    interval, running after a schedule-in, off CPU (with the state and reason the
+    schedule-out recorded) after a schedule-out."""
+    view = f"{_PREFIX}sched"
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREFIX}enum (kind VARCHAR, id BIGINT, label VARCHAR)")
+    rows = [["state", k, v] for k, v in states.items()] + [["block", k, v] for k, v in blocks.items()]
+    if rows:
+        insert_rows(con, f"{_PREFIX}enum", rows)
+    register_arrow(con, view, sched)
+    try:
+        con.execute(f"""
+            INSERT INTO thread_state (run_id, rank, file_id, pid, tid, thread_name, ts_ns, dur_ns, state, cpu,
+                                      block_reason, source)
+            WITH ev AS (
+                SELECT start, cpu, sched_in <> 0 AS sched_in, global_tid, state, block,
+                       lead(start) OVER (PARTITION BY global_tid ORDER BY start, sched_in) AS next_start
+                FROM {view}
+                WHERE global_tid IS NOT NULL
+            )
+            SELECT $run, $rank, $file, CAST((e.global_tid >> 24) & 16777215 AS VARCHAR),
+                   CAST(e.global_tid & 16777215 AS VARCHAR), t.name, {int(epoch0)} + e.start, e.next_start - e.start,
+                   CASE WHEN e.sched_in THEN 'running'
+                        WHEN s.label = 'Running' THEN 'preempted'
+                        ELSE coalesce(s.label, 'off_cpu') END,
+                   CAST(e.cpu AS INTEGER),
+                   CASE WHEN NOT e.sched_in THEN b.label END,
+                   'nsys'
+            FROM ev AS e
+            LEFT JOIN {_PREFIX}tnames AS t ON t.global_tid = e.global_tid
+            LEFT JOIN {_PREFIX}enum AS s ON s.kind = 'state' AND s.id = e.state
+            LEFT JOIN {_PREFIX}enum AS b ON b.kind = 'block' AND b.id = e.block
+            WHERE e.next_start IS NOT NULL AND e.next_start > e.start
+            ORDER BY e.global_tid, e.start
+        """, {"run": f.run_id, "rank": f.rank, "file": f.file_id})
+    finally:
+        con.unregister(view)
+        con.execute(f"DROP TABLE IF EXISTS {_PREFIX}enum")
+
+
+def _insert_kernels(con, f: SourceFile, epoch0: int, kinds: dict[int, str], act, rt, has_pid: bool,
+                    mem_kinds: dict[int, str] | None = None) -> int:
     """Kernel rows from the activity stream ``act``, with the launch call of each from the
     runtime stream ``rt`` (None without a runtime table) and the step from this file's NVTX
     step ranges (already in ``event``)."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREFIX}kinds (id BIGINT, copy_kind VARCHAR)")
     if kinds:
         insert_rows(con, f"{_PREFIX}kinds", [[k, v] for k, v in kinds.items()])
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREFIX}mem (id BIGINT, label VARCHAR)")
+    if mem_kinds:
+        insert_rows(con, f"{_PREFIX}mem", [[k, v] for k, v in mem_kinds.items()])
     act_view, rt_view = f"{_PREFIX}act", f"{_PREFIX}rt"
     register_arrow(con, act_view, act)
     if rt is not None:
@@ -270,6 +388,13 @@ def _insert_kernels(con, f: SourceFile, epoch0: int, kinds: dict[int, str], act,
                                    ELSE 'Memcpy ' || coalesce(k.copy_kind, 'Unknown') END AS kname,
                        CASE a.kind WHEN 'memset' THEN 'Memset' WHEN 'memcpy' THEN k.copy_kind END AS ckind
                 FROM a LEFT JOIN {_PREFIX}kinds AS k ON a.kind = 'memcpy' AND k.id = a.copy_kind
+            ),
+            mem AS (
+                SELECT n.arow, sk.label AS src_label, dk.label AS dst_label
+                FROM named AS n
+                LEFT JOIN {_PREFIX}mem AS sk ON sk.id = n.src_kind
+                LEFT JOIN {_PREFIX}mem AS dk ON dk.id = n.dst_kind
+                WHERE n.kind = 'memcpy'
             ),
             launch AS ({runtime}),
             rows AS (
@@ -312,10 +437,12 @@ def _insert_kernels(con, f: SourceFile, epoch0: int, kinds: dict[int, str], act,
                    r.correlation AS correlation_id,
                    r.launch_name, CAST(r.launch_tid AS VARCHAR) AS launch_tid, r.launch_ts_ns, r.launch_dur_ns,
                    r.ckind AS copy_kind, CASE WHEN r.kind <> 'kernel' THEN r.bytes END AS size_bytes,
+                   m.src_label AS src_kind, m.dst_label AS dst_kind,
                    'nsys' AS source
             FROM rows AS r
             LEFT JOIN by_launch AS bl USING (arow)
             LEFT JOIN by_window AS bw USING (arow)
+            LEFT JOIN mem AS m USING (arow)
             ORDER BY kernel_id
         """, {"run": f.run_id, "rank": f.rank, "file": f.file_id}).fetchone()[0]
     finally:
@@ -323,6 +450,8 @@ def _insert_kernels(con, f: SourceFile, epoch0: int, kinds: dict[int, str], act,
         if rt is not None:
             con.unregister(rt_view)
         con.execute(f"DROP TABLE IF EXISTS {_PREFIX}kinds")
+        con.execute(f"DROP TABLE IF EXISTS {_PREFIX}mem")
+        con.execute(f"DROP TABLE IF EXISTS {_PREFIX}tnames")
 
 
 def _insert_nvtx(con, f: SourceFile, epoch0: int, pattern: str, grouped: bool) -> None:
