@@ -25,7 +25,7 @@ WITH it AS (
     WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
       AND file_id IN (FROM rank_files(getvariable('run_id'), getvariable('rank'), ['trace_view', 'msprof_timeline']))
       AND ph = 'X' AND ts_ns IS NOT NULL AND dur_ns IS NOT NULL
-      AND regexp_full_match(name, 'Iteration \d+')
+      AND name LIKE 'Iteration %' AND regexp_full_match(name, 'Iteration \d+')
       AND (process_name = 'Step Trace' OR coalesce(thread_name, '') LIKE 'Step Trace%')
 ),
 model AS (
