@@ -135,13 +135,16 @@ def test_combined_file_and_slices_give_identical_rows(dbs):
 
 
 def test_a_prof_device_or_timeline_folder_and_one_file_are_a_rank(tmp_path):
+    from tracedb.ingest.detect import detect
     root = write(tmp_path / "job", {"msprof_0_1_1.json": COMBINED})
     tl = next(root.glob("PROF_*/device_3/timeline"))
-    for i, p in enumerate((tl.parent.parent, tl.parent, tl)):
-        db = tmp_path / f"{i}.duckdb"
-        ingest_paths(db, p)
-        assert rows(db, "SELECT rank, count(*) FROM kernel GROUP BY ALL") == [(3, 4)], p
-        assert rows(db, "SELECT count(*) FROM step") == [(2,)], p
+    for p in (tl.parent.parent, tl.parent, tl):
+        assert [(u.rank, [t.name for t in u.timelines]) for u in detect(p).ranks] == [
+            (3, ["msprof_0_1_1.json", "step_trace_0_1_1.json"])], p
+    db = tmp_path / "prof.duckdb"
+    ingest_paths(db, tl.parent.parent)
+    assert rows(db, "SELECT rank, count(*) FROM kernel GROUP BY ALL") == [(3, 4)]
+    assert rows(db, "SELECT count(*) FROM step") == [(2,)]
     db = tmp_path / "one.duckdb"
     ingest_paths(db, tl / "msprof_0_1_1.json")
     assert rows(db, "SELECT rank, count(*), count(step) FROM kernel GROUP BY ALL") == [(3, 4, 4)]
