@@ -1,5 +1,10 @@
 -- Without kernel_details.csv: the Ascend Hardware compute tasks and the HCCL op slices of the
--- rank's trace_view.json → kernel, numbered by start then name.
+-- rank's trace_view.json, or of its CANN msprof timeline files (PROF_*/device_*/timeline:
+-- msprof_*.json, or its task_time_* and hccl_* slices; the same form, source trace_view) → kernel,
+-- numbered by start then name. The msprof timeline files of a rank that has MindSpore's own
+-- timeline (ascend_timeline_display_{rank}.json, built from the same CANN data: derive/035) give
+-- no kernels here; with a step_trace_raw file (whose comm-op columns are the rank's
+-- communication ops, kernel source step_trace_raw) their HCCL op slices give none.
 -- Compute = any Task Type but the stream events, DMA copies and HCCL tasks below (everything
 -- else: AI_CORE, AI_VECTOR_CORE, AI_CPU, MIX_AIC/AIV, FFTS_PLUS, DSA_SQE, and "Other" of older
 -- CANN, whose Overlap Analysis counts it as Computing), excluding names ending in
@@ -7,20 +12,28 @@
 -- Analysis too) and tasks named after a task type (older CANN labels every task "Other" and
 -- names the non-kernel ones NOTIFY_WAIT, MEMCPY_ASYNC, Other ...; kernels have op names).
 -- Communication = op-level slices on "Group <g> Communication" threads of the HCCL /
--- Communication process. Step: the last step whose host window started at or before the task.
--- when-format: trace_view
+-- Communication process. The Step Trace rows of graph-mode CANN (Iteration, FP_BP Time,
+-- Reduce ... on an Ascend Hardware thread "Step Trace(Model ID:n)", or a "Step Trace" process)
+-- are steps, not tasks (derive/036). Step: the last step whose host window started at or before
+-- the task (msprof timeline files: derive/036 sets it from the Iteration windows).
+-- when-format: trace_view msprof_timeline
 -- unless-format: kernel_details
 INSERT INTO kernel BY NAME
-WITH tasks AS (
+WITH ms_files AS (
+    SELECT file_id FROM rank_files(getvariable('run_id'), getvariable('rank'), ['msprof_timeline'])
+    WHERE NOT EXISTS (FROM rank_files(getvariable('run_id'), getvariable('rank'), ['mindspore_timeline']))
+),
+tasks AS (
     SELECT file_id, name, ts_ns, dur_ns, tid, thread_name,
            json_extract_string(args, '$."Task Type"') AS task_type,
            process_name IN ('HCCL', 'Communication') AS is_communication
     FROM event
     WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
-      AND file_id IN (FROM rank_files(getvariable('run_id'), getvariable('rank'), ['trace_view']))
+      AND (file_id IN (FROM rank_files(getvariable('run_id'), getvariable('rank'), ['trace_view']))
+           OR file_id IN (FROM ms_files))
       AND ph = 'X' AND ts_ns IS NOT NULL AND dur_ns IS NOT NULL
       AND (
-        (process_name = 'Ascend Hardware'
+        (process_name = 'Ascend Hardware' AND coalesce(thread_name, '') NOT LIKE 'Step Trace%'
          AND coalesce(json_extract_string(args, '$."Task Type"'), '') NOT IN (
              'EVENT_WAIT_SQE', 'EVENT_RECORD_SQE', 'NOTIFY_WAIT_SQE', 'NOTIFY_RECORD_SQE', 'SDMA_SQE',
              'PCIE_DMA_SQE', 'PLACE_HOLDER_SQE', 'C_CORE_SQE', 'WRITE_VALUE_SQE', 'CAPTURE_RECORD_SQE',
@@ -32,7 +45,9 @@ WITH tasks AS (
          AND lower(name) <> lower(coalesce(json_extract_string(args, '$."Task Type"'), ''))
          AND NOT regexp_full_match(name, '[A-Z0-9_]+')
          AND lower(name) NOT IN ('memcopyasync', 'other'))
-        OR (process_name IN ('HCCL', 'Communication') AND thread_name LIKE '%Communication%')
+        OR (process_name IN ('HCCL', 'Communication') AND thread_name LIKE '%Communication%'
+            AND NOT (file_id IN (FROM ms_files)
+                     AND EXISTS (FROM rank_files(getvariable('run_id'), getvariable('rank'), ['step_trace_raw']))))
       )
       AND NOT EXISTS (SELECT 1 FROM kernel        -- written by 020 when the rank has kernel_details.csv
                       WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')

@@ -1,28 +1,55 @@
--- NPU copies of trace_view.json → kernel (with or without kernel_details.csv, which lists no
--- copies): the Ascend Hardware tasks whose "Task Type" is SDMA_SQE or PCIE_DMA_SQE (the
--- MEMCPY_ASYNC tasks msprof-analyze counts as SDMA, trace_event_bean._SDMA_TASK_TYPES), and the
--- MEMCPY_ASYNC tasks of older CANN, which label every task "Other". HCCL's own SDMA tasks
--- (Task Type SDMA, Memcpy, ... inside an HCCL op) are not copies: they are part of the op.
+-- NPU copies of trace_view.json (and of CANN msprof timeline files, the same form) → kernel
+-- (with or without kernel_details.csv, which lists no copies): the Ascend Hardware tasks whose
+-- "Task Type" is SDMA_SQE, PCIE_DMA_SQE or MEMCPY_ASYNC (the MEMCPY_ASYNC tasks msprof-analyze
+-- counts as SDMA, trace_event_bean._SDMA_TASK_TYPES; CANN 6.x/7.0 types them MEMCPY_ASYNC), and
+-- the MEMCPY_ASYNC tasks of older CANN, which label every task "Other". A copy is counted once:
+-- HCCL's own copies (Task Type SDMA, Memcpy, ... and, in 2023-2024 CANN, MEMCPY_ASYNC tasks
+-- that are the Memcpy task of an HCCL op: a Plane task of the HCCL / Communication process with
+-- the same start and "stream id") are part of their communication op, never also copies.
 -- copy_kind from args "operation" (newest CANN: host to device → HtoD, device to host → DtoH,
 -- device to device → DtoD, host to host → HtoH, peer → PtoP), else Unknown (the trace does not
 -- say); size_bytes = args "size(B)" (newest CANN), else NULL. accelerator_core and task_type =
 -- "Task Type", op_type = the task name, stream = tid, never communication. kernel_id: after
 -- every other kernel of the rank (kernel_details.csv lines or trace tasks), by start, name,
--- stream. Step: the last step whose host window started at or before the task.
--- when-format: trace_view
+-- stream. Step: the last step whose host window started at or before the task (msprof
+-- timeline files: derive/036 sets it from the Iteration windows). The msprof timeline files
+-- of a rank that has MindSpore's own timeline (ascend_timeline_display_{rank}.json, built
+-- from the same CANN data) give no rows here.
+-- when-format: trace_view msprof_timeline
 INSERT INTO kernel BY NAME
-WITH copy AS (
+WITH files AS (
+    SELECT file_id FROM rank_files(getvariable('run_id'), getvariable('rank'), ['trace_view'])
+    UNION ALL
+    SELECT file_id FROM rank_files(getvariable('run_id'), getvariable('rank'), ['msprof_timeline'])
+    WHERE NOT EXISTS (FROM rank_files(getvariable('run_id'), getvariable('rank'), ['mindspore_timeline']))
+),
+candidate AS (
     SELECT file_id, name, ts_ns, dur_ns, tid, a[1] AS task_type, TRY_CAST(a[2] AS BIGINT) AS size_bytes,
            regexp_replace(lower(a[3]), '[^a-z0-9]', '', 'g') AS op
     FROM (SELECT file_id, name, ts_ns, dur_ns, tid,
                  json_extract_string(args, ['$."Task Type"', '$."size(B)"', '$.operation']) AS a
           FROM event
           WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
-            AND file_id IN (FROM rank_files(getvariable('run_id'), getvariable('rank'), ['trace_view']))
+            AND file_id IN (FROM files)
             AND process_name = 'Ascend Hardware' AND ph = 'X' AND ts_ns IS NOT NULL AND dur_ns IS NOT NULL
             -- a cheap text test first: the JSON is parsed for the few candidate tasks only
             AND (name = 'MEMCPY_ASYNC' OR args LIKE '%DMA\_SQE%' ESCAPE '\'))
-    WHERE a[1] IN ('SDMA_SQE', 'PCIE_DMA_SQE') OR (name = 'MEMCPY_ASYNC' AND coalesce(a[1], 'Other') = 'Other')
+    WHERE a[1] IN ('SDMA_SQE', 'PCIE_DMA_SQE', 'MEMCPY_ASYNC')
+       OR (name = 'MEMCPY_ASYNC' AND coalesce(a[1], 'Other') = 'Other')
+),
+hccl_task AS (
+    -- the HCCL Plane tasks starting where a candidate does (the semi join builds on the few
+    -- candidate starts, not on the rank's HCCL tasks)
+    SELECT ts_ns, json_extract_string(args, '$."stream id"') AS stream
+    FROM event
+    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+      AND file_id IN (FROM files)
+      AND process_name IN ('HCCL', 'Communication') AND ph = 'X' AND coalesce(thread_name, '') NOT LIKE '%Communication%'
+      AND ts_ns IN (SELECT ts_ns FROM candidate)
+),
+copy AS (
+    SELECT c.* FROM candidate AS c
+    WHERE NOT EXISTS (SELECT 1 FROM hccl_task AS h WHERE h.ts_ns = c.ts_ns AND h.stream = c.tid)
 ),
 listed AS (
     -- kernel_details.csv rows named like a copy task (the semi join builds on the few copy names,

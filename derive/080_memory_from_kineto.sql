@@ -1,7 +1,8 @@
 -- The [memory] instant events of the rank's Kineto traces → memory rows of kind event,
 -- component PyTorch, rebuilt. size_bytes = args Bytes (positive allocation, negative free);
 -- allocated/reserved bytes = Total Allocated / Total Reserved (NULL in old traces that lack
--- them); device = CPU or <c10 device type>:<Device Id> (1 CUDA, 12 XPU, 13 MPS, 20 PrivateUse1);
+-- them); device = CPU or <c10 device type>:<Device Id> (c10::DeviceType names: 1 CUDA, 6 HIP
+-- (ROCm), 12 XPU, 13 MPS, 20 PrivateUse1, ...; DeviceType<n> for a number c10 does not define);
 -- addr = Addr; name = the innermost cpu_op (old traces: Operator) of the same thread that
 -- contains the event (the shortest wins; NULL if none).
 -- Owner op: "same thread and op start <= event <= op end". Every thread gets its own band of
@@ -59,8 +60,13 @@ SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, m.file_id, 
        'PyTorch' AS component, w.op_name AS name,
        CASE WHEN TRY_CAST(m.a[1] AS INTEGER) = 0 THEN 'CPU'
             WHEN TRY_CAST(m.a[1] AS INTEGER) IS NULL THEN NULL
-            ELSE coalesce(CASE TRY_CAST(m.a[1] AS INTEGER) WHEN 1 THEN 'CUDA' WHEN 12 THEN 'XPU' WHEN 13 THEN 'MPS'
-                                                            WHEN 20 THEN 'PrivateUse1' END,
+            ELSE coalesce(CASE TRY_CAST(m.a[1] AS INTEGER)
+                               WHEN 1 THEN 'CUDA' WHEN 2 THEN 'MKLDNN' WHEN 3 THEN 'OPENGL' WHEN 4 THEN 'OPENCL'
+                               WHEN 5 THEN 'IDEEP' WHEN 6 THEN 'HIP' WHEN 7 THEN 'FPGA' WHEN 8 THEN 'MAIA'
+                               WHEN 9 THEN 'XLA' WHEN 10 THEN 'Vulkan' WHEN 11 THEN 'Metal' WHEN 12 THEN 'XPU'
+                               WHEN 13 THEN 'MPS' WHEN 14 THEN 'Meta' WHEN 15 THEN 'HPU' WHEN 16 THEN 'VE'
+                               WHEN 17 THEN 'Lazy' WHEN 18 THEN 'IPU' WHEN 19 THEN 'MTIA'
+                               WHEN 20 THEN 'PrivateUse1' END,
                           'DeviceType' || TRY_CAST(m.a[1] AS INTEGER)) || ':' || m.a[2] END AS device,
        m.ts_ns, TRY_CAST(m.a[3] AS BIGINT) AS size_bytes, TRY_CAST(m.a[4] AS BIGINT) AS allocated_bytes,
        TRY_CAST(m.a[5] AS BIGINT) AS reserved_bytes, m.a[6] AS addr

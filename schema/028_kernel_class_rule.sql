@@ -99,6 +99,10 @@ VALUES
     (94, 'gpu', 'name', '%cutlass%', 'Cube', 'cube', NULL, NULL, 400, 'msprof-analyze CUBE_MASK'),
     (95, 'gpu', 'name', '%wgrad%', 'Cube', 'cube', NULL, NULL, 400, 'msprof-analyze CUBE_MASK'),
     (96, 'gpu', 'name', '%gemvx%', 'Cube', 'cube', NULL, NULL, 400, 'msprof-analyze CUBE_MASK'),
+    -- AMD matrix cores (MFMA), as the Tensor Core GEMMs above: Tensile kernels (rocBLAS and
+    -- hipBLASLt name theirs Cijk_<layout>_..._MI<m>x<n>x<k>_...) and kernels named after MFMA
+    (104, 'gpu', 'name', 'Cijk\_%', 'Cube', 'cube', NULL, NULL, 400, 'AMD rocBLAS / hipBLASLt Tensile GEMM kernels (Cijk_*, matrix-core MFMA)'),
+    (105, 'gpu', 'name', '%mfma%', 'Cube', 'cube', NULL, NULL, 400, 'AMD kernels named after MFMA (matrix-core) instructions'),
     (97, 'npu', 'name', '%cast%', 'Vector', 'trans', NULL, NULL, 410, 'msprof-analyze TRANS_MASK (NPU only)'),
     (98, 'npu', 'name', '%transdata%', 'Vector', 'trans', NULL, NULL, 410, 'msprof-analyze TRANS_MASK'),
     (99, 'npu', 'name', '%transpose%', 'Vector', 'trans', NULL, NULL, 410, 'msprof-analyze TRANS_MASK'),

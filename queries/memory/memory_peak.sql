@@ -1,11 +1,11 @@
 -- memory_peak — peak allocator totals per run, rank, memory component and device.
 -- Grain:     one row per (run, rank, component, device) of memory_record.csv samples (NPU:
 --            components PTA, GE, PTA+GE, APP, WORKSPACE, MindSpore, MindSpore+GE ...) and of Kineto
---            [memory] events (GPU: component PyTorch, device CPU or CUDA:n).
+--            [memory] events (GPU: component PyTorch, device CPU, CUDA:n or HIP:n).
 -- Source:    memory rows of kind record (memory_record.csv Total Allocated/Reserved/Active(MB))
 --            and kind event (Kineto [memory] args Total Allocated / Total Reserved).
 --            Capacity: device.memory_capacity_bytes (Kineto deviceProperties totalGlobalMem of the
---            device, joined on run, rank and device label CUDA:n); Ascend output has no capacity.
+--            device, joined on run, rank and device label CUDA:n or HIP:n); Ascend output has no capacity.
 -- Reference: msprof-analyze compare "Mem Usage" = max Total Reserved(MB) over memory_record.csv
 --            (take the max over components here); GPU: max Total Reserved of [memory] events.
 -- Units:     *_bytes integer bytes (torch_npu MB = 1024^2 B; MindSpore memory_record MB =
@@ -39,7 +39,7 @@ SELECT
     r.run_name::VARCHAR               AS run_name,              -- run name
     p.rank::INTEGER                   AS rank,                  -- global rank
     p.component::VARCHAR              AS component,             -- memory_record.csv Component (PTA, GE, PTA+GE, APP ...); PyTorch for Kineto [memory] events
-    p.device::VARCHAR                 AS device,                -- device as written (NPU:0; Kineto CPU or CUDA:n)
+    p.device::VARCHAR                 AS device,                -- device as written (NPU:0; Kineto CPU, CUDA:n, HIP:n (ROCm))
     p.peak_reserved_bytes::BIGINT     AS peak_reserved_bytes,   -- max Total Reserved, bytes; NULL if the source has none (old Kineto traces)
     c.capacity_bytes::BIGINT          AS capacity_bytes,        -- device memory capacity, bytes (Kineto deviceProperties totalGlobalMem); NULL when the input has none (Ascend, CPU)
     (p.peak_reserved_bytes / c.capacity_bytes)::DOUBLE AS capacity_ratio, -- peak_reserved_bytes / capacity_bytes; NULL without a capacity

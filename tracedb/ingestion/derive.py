@@ -48,12 +48,12 @@ def _header(sql: str, key: str) -> str | None:
 # new ones, and a listed folder ran both (tests/ingest/test_derive_steps.py checks this list
 # against derive/).
 STEPS = ("010_step", "015_step_from_ascend_db", "020_kernel_from_details", "030_kernel_from_trace",
-         "031_kernel_copy_from_trace", "035_kernel_from_mindspore_timeline", "040_kernel_from_kineto",
+         "031_kernel_copy_from_trace", "035_kernel_from_mindspore_timeline", "036_step_from_msprof_timeline",
+         "040_kernel_from_kineto",
          "050_step_from_kernels", "060_link_from_trace", "070_link_hccl_trace_step", "075_comm_task",
-         "080_memory_from_kineto", "090_rank_device", "100_kernel_launch_kineto", "101_kernel_launch_npu",
-         "110_op", "120_kernel_op_npu", "121_kernel_op_kineto", "122_op_kernel_count", "123_op_nsys",
-         "124_host_range",
-         "125_module",
+         "080_memory_from_kineto", "090_rank_device", "091_device_label", "100_kernel_launch_kineto",
+         "101_kernel_launch_npu", "110_op", "120_kernel_op_npu", "121_kernel_op_kineto", "122_op_kernel_count",
+         "123_op_nsys", "124_host_range", "125_module",
          "130_kernel_class")
 
 

@@ -81,6 +81,22 @@ class RunInput:
     folder: Path | None = None          # the folder the default name is taken from
 
 
+DEVICE_DIR = re.compile(r"^device_(\d+)$")
+TIMELINE_FILE = re.compile(r"^(msprof|task_time|hccl|step_trace)_.*\.json$")
+
+
+def timeline_dirs(folder: Path) -> list[Path]:
+    """The CANN msprof timeline folders (PROF_*/device_<n>/timeline) in or at ``folder``: a folder
+    holding PROF_* folders, a PROF_* folder, a device_<n> folder or the timeline folder itself."""
+    if folder.name == "timeline" and DEVICE_DIR.match(folder.parent.name):
+        return [folder]
+    if DEVICE_DIR.match(folder.name):
+        return [folder / "timeline"] if (folder / "timeline").is_dir() else []
+    if folder.name.startswith("PROF_"):
+        return sorted(d for d in folder.glob("device_*/timeline") if DEVICE_DIR.match(d.parent.name))
+    return sorted(d for d in folder.glob("PROF_*/device_*/timeline") if DEVICE_DIR.match(d.parent.name))
+
+
 def mindspore_ranks(folder: Path) -> list[RankInput]:
     """Ranks of a MindSpore flat ``profiler/`` folder (or of a folder holding ``profiler/``):
     step_trace_raw_{rank}_detail_time.csv, hccl_raw_{rank}.csv, hccl_info[_{rank}]/<op>/iter*.trace.
@@ -119,8 +135,8 @@ def mindspore_ranks(folder: Path) -> list[RankInput]:
             infos.append((int(m.group(1)) if m.group(1) else None, c))
     # CANN msprof timeline slices: the combined msprof_*.json holds the hccl_* and task_time_*
     # slices, so those are read only when no msprof_*.json is there; step_trace_* always
-    for tl in sorted(folder.glob("PROF_*/device_*/timeline")):
-        dev = re.search(r"device_(\d+)$", tl.parent.name)
+    for tl in timeline_dirs(folder):
+        dev = DEVICE_DIR.match(tl.parent.name)
         files = sorted(tl.glob("*.json"))
         combined = [f for f in files if f.name.startswith("msprof_")]
         keep = [f for f in files if f.name.startswith("step_trace_")] + (combined or [
@@ -267,6 +283,12 @@ def _classify_file(path: Path) -> RankInput:
                          framework="mindspore")
         if len(ranks) == 1:
             unit.rank, unit.rank_source = ranks[0], "file_name"
+        return unit
+    if fmt is None and TIMELINE_FILE.match(name) and parent.name == "timeline" and DEVICE_DIR.match(parent.parent.name):
+        # one CANN msprof timeline file (PROF_*/device_<n>/timeline): a rank numbered by its device
+        unit = RankInput(platform="npu", source=parent, rank=int(DEVICE_DIR.match(parent.parent.name).group(1)),
+                         rank_source="file_name", layout="mindspore")
+        unit.timelines.append(path)
         return unit
     if fmt is None and _NSYS_NAME.search(name):
         return nsys_rank(path)

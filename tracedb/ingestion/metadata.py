@@ -87,10 +87,24 @@ def fill_kineto_rank(unit, meta: dict) -> None:
             unit.world_size = size
 
 
+# keys only kineto's ROCm (HIP) deviceProperties write (hipDeviceProp_t; CUDA's spelling of the
+# shared memory key is sharedMemPerMultiprocessor)
+HIP_PROPERTY_KEYS = ("maxSharedMemoryPerMultiProcessor", "gcnArchName")
+
+
+def is_hip_device(p: dict) -> bool:
+    """A deviceProperties entry of an AMD GPU (kineto's ROCm build): a HIP-only key, or an AMD
+    name (hipDeviceProp_t.name: "AMD Instinct MI300X", "AMD Radeon Graphics" ...)."""
+    name = p.get("name")
+    return any(k in p for k in HIP_PROPERTY_KEYS) or (isinstance(name, str) and name.strip().upper().startswith("AMD"))
+
+
 def kineto_devices(meta: dict) -> list[tuple[int, str, str | None, int | None]]:
     """The devices of a Kineto trace's ``deviceProperties`` (a list of objects with id, name,
-    totalGlobalMem): (device_id, 'CUDA:<id>', name, capacity in bytes). Entries without an
-    integer id are left out; a capacity that is not a non-negative integer is NULL."""
+    totalGlobalMem): (device_id, 'CUDA:<id>' or, for an AMD GPU (:func:`is_hip_device`),
+    'HIP:<id>', name, capacity in bytes). Entries without an integer id are left out; a capacity
+    that is not a non-negative integer is NULL. (derive/091 gives a device the label its memory
+    events use, where they name the same ordinal the other way.)"""
     props = meta.get("deviceProperties")
     out = []
     for p in props if isinstance(props, list) else []:
@@ -101,7 +115,7 @@ def kineto_devices(meta: dict) -> list[tuple[int, str, str | None, int | None]]:
             continue
         mem = p.get("totalGlobalMem")
         mem = mem if isinstance(mem, int) and not isinstance(mem, bool) and 0 <= mem < 2 ** 63 else None
-        out.append((dev, f"CUDA:{dev}", _text(p.get("name")), mem))
+        out.append((dev, f"{'HIP' if is_hip_device(p) else 'CUDA'}:{dev}", _text(p.get("name")), mem))
     return out
 
 

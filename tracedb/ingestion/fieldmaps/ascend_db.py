@@ -53,6 +53,17 @@ PROFILER_DB: dict[str, dict[str, str]] = {
     "ENUM_MSTX_EVENT_TYPE": {"id": B, "name": T},
 }
 
+# Columns where CANN writes UINT32_MAX (4294967295) for "none": read as NULL. Level0 exports
+# (no HCCL task detail) write it in every COMMUNICATION_TASK_INFO planeId / srcRank; TASK
+# contextId / modelId hold it for tasks outside a graph or context (formats.md §0.5). dstRank
+# keeps it: there it means "local / on-chip" (link.dst_rank, comm_matrix books it on the self
+# link), as the text export's "dst rank" does.
+UINT32_NONE = 4294967295
+NONE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "TASK": ("contextId", "modelId"),
+    "COMMUNICATION_TASK_INFO": ("planeId", "srcRank"),
+}
+
 # a file holding none of these is not a torch_npu profiler DB
 PROFILER_DB_MARKERS = ("TASK", "PYTORCH_API", "STRING_IDS")
 

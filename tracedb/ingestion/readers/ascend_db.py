@@ -3,7 +3,8 @@
 ``ascend_pytorch_profiler_{rank}.db`` (format ``ascend_db``):
 
 * TASK ⋈ COMPUTE_TASK_INFO → ``kernel`` (compute kernels, the rows kernel_details.csv has);
-* TASK rows of type MEMCPY_ASYNC / SDMA_SQE / PCIE_DMA_SQE → ``kernel`` copy rows (copy_kind Unknown);
+* TASK rows of type MEMCPY_ASYNC / SDMA_SQE / PCIE_DMA_SQE → ``kernel`` copy rows (copy_kind Unknown),
+  except HCCL's own tasks (listed in COMMUNICATION_TASK_INFO: part of their op, not copies);
   COMMUNICATION_OP → ``kernel`` (one communication row per HCCL op, as kernel_details.csv);
   COMMUNICATION_TASK_INFO ⋈ TASK → ``link`` (the HCCL Plane tasks of trace_view.json);
 * PYTORCH_API rows of type ``op`` → ``op`` (the framework-op tree: parent/depth per thread);
@@ -33,9 +34,9 @@ from pathlib import Path
 
 from ...engine import duckdb, register_arrow
 
-from ...errors import InputError
+from ...errors import InputError, out_of_memory
 from ..fieldmaps.ascend_db import (ANALYSIS_DB, ANALYSIS_DB_MARKERS, API_TYPE_OP, API_TYPE_TRACE, MSTX_RANGE_TYPES,
-                                   PROFILER_DB, PROFILER_DB_MARKERS)
+                                   NONE_COLUMNS, PROFILER_DB, PROFILER_DB_MARKERS, UINT32_NONE)
 from ..sources.file import SourceFile
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -120,7 +121,11 @@ def _load(con: duckdb.DuckDBPyConnection, cur, path: Path, present: dict[str, di
             casts.append(f"CAST({_q(c)} AS {t}) AS {_q(c)}")
         elif c in ints:
             parts.append(_q(c) if cols[c].startswith("INT") else f"CAST({_q(c)} AS INTEGER) AS {_q(c)}")
-            casts.append(f"CAST({_q(c)} AS BIGINT) AS {_q(c)}")
+            if c in NONE_COLUMNS.get(table, ()):
+                # CANN's "none" (UINT32_MAX) → NULL
+                casts.append(f"CAST(nullif({_q(c)}, {UINT32_NONE}) AS BIGINT) AS {_q(c)}")
+            else:
+                casts.append(f"CAST({_q(c)} AS BIGINT) AS {_q(c)}")
         else:
             # the driver types a column from its first batch: an all-NULL batch makes it int64 and
             # a later string fails, so text crosses as '' (NULL) or 's' + the value
@@ -298,6 +303,10 @@ copy AS (
     JOIN _adb_STRING_IDS AS tt ON tt.id = t.taskType
     WHERE tt.value IN ('MEMCPY_ASYNC', 'SDMA_SQE', 'PCIE_DMA_SQE') AND t.startNs IS NOT NULL AND t.endNs IS NOT NULL
       AND NOT EXISTS (SELECT 1 FROM _adb_COMPUTE_TASK_INFO AS c WHERE c.globalTaskId = t.globalTaskId)
+      -- HCCL's own copies (the Memcpy tasks of a communication op, listed in
+      -- COMMUNICATION_TASK_INFO; the 2024 schema types them MEMCPY_ASYNC) are part of the op
+      -- (link rows), never also copies: their time would count twice
+      AND NOT EXISTS (SELECT 1 FROM _adb_COMMUNICATION_TASK_INFO AS ci WHERE ci.globalTaskId = t.globalTaskId)
 ),
 k AS (
     SELECT * FROM compute WHERE ts_ns IS NOT NULL AND dur_ns IS NOT NULL
@@ -457,16 +466,31 @@ UNION ALL SELECT $run_id, $rank, $file_id, 'host_name', hostName FROM _adb_HOST_
 _DERIVED = ("op", "op_tree", "module", "op_counts", "launcher", "steps", "kernel")
 
 
+def _convert_error(e: duckdb.Error, path: Path) -> InputError:
+    """A failed conversion of rows the SQLite file did hold (a value outside the range of the
+    table column it goes to): the file is whole, so no hint that it is cut (a cut or damaged
+    SQLite file fails earlier, in the driver, as "malformed")."""
+    first = str(e).splitlines()[0] if str(e) else type(e).__name__
+    first = re.sub(r"^[\w ]+ Error: ", "", first)
+    return InputError(f"cannot convert the profiler DB's rows: {first}", file=str(path),
+                      hint="the file holds a value tracedb does not expect there; please report it "
+                           "with the torch_npu and CANN versions that wrote it.")
+
+
 def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
     """Read one ascend_pytorch_profiler_{rank}.db; returns the kernel rows written."""
-    _load_all(con, f.path, PROFILER_DB, PROFILER_DB_MARKERS, "a torch_npu profiler DB")
     try:
+        _load_all(con, f.path, PROFILER_DB, PROFILER_DB_MARKERS, "a torch_npu profiler DB")
         _run(con, _READ_SQL, {"op_type_name": API_TYPE_OP[0], "op_type_code": API_TYPE_OP[1],
                               "trace_type_name": API_TYPE_TRACE[0], "trace_type_code": API_TYPE_TRACE[1]})
         (a, ca), (b, cb) = MSTX_RANGE_TYPES
         _run(con, _INSERT_SQL, {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id,
                                 "mstx_range_a": a, "mstx_range_b": b, "mstx_code_a": ca, "mstx_code_b": cb})
         return con.execute("SELECT count(*) FROM kernel WHERE file_id = ?", [f.file_id]).fetchone()[0]
+    except duckdb.Error as e:
+        if (oom := out_of_memory(e, str(f.path))) is not None:
+            raise oom from e
+        raise _convert_error(e, f.path) from e
     finally:
         _drop(con, list(PROFILER_DB) + list(_DERIVED))
 
