@@ -4,7 +4,7 @@ contextId / modelId, are read; HCCL's own MEMCPY_ASYNC tasks (listed in COMMUNIC
 as the 2024 schema types them) are part of their op, never also copy rows.
 
 No Level0 DB export is in the corpus: the micro tests write the few tables the reader takes
-(tracedb/ingest/fieldmaps/ascend_db.py) by hand with sqlite3; the corpus test sets the columns
+(tracedb/ingestion/fieldmaps/ascend_db.py) by hand with sqlite3; the corpus test sets the columns
 of the 2024 Level1 export to the sentinel, as a Level0 export writes them.
 """
 from __future__ import annotations

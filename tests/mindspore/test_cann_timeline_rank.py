@@ -135,7 +135,7 @@ def test_combined_file_and_slices_give_identical_rows(dbs):
 
 
 def test_a_prof_device_or_timeline_folder_and_one_file_are_a_rank(tmp_path):
-    from tracedb.ingest.detect import detect
+    from tracedb.ingestion.detect import detect
     root = write(tmp_path / "job", {"msprof_0_1_1.json": COMBINED})
     tl = next(root.glob("PROF_*/device_3/timeline"))
     for p in (tl.parent.parent, tl.parent, tl):

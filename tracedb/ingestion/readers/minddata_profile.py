@@ -11,7 +11,7 @@ Field names: :mod:`..fieldmaps.minddata`. DuckDB parses either file in one state
 """
 from __future__ import annotations
 
-from ...db import duckdb   # the engine module, see tracedb.db
+from ...engine import duckdb
 
 from ...errors import InputError
 from ..fieldmaps import minddata as fm
