@@ -2,6 +2,7 @@
 -- its reason (device task running, framework layer idle, CANN launch gap or long launch call).
 -- Grain:     one row per free interval of a (run, rank) between busy islands of the whole device
 --            (kernels and communication ops of every stream), over the whole capture.
+--            Scope: whole capture; step is the kernel.step of the task after the gap.
 -- Source:    free_analysis_with(50000) over kernel (launch_*, op_id) and op.
 -- Reference: msprof-analyze cluster -m free_analysis with its DIFF_WAIT_THRESHOLD_NS = 50 µs, on
 --            exact ns; msprof's output is the rows with free_order <= 10 (--top_num). The rules

@@ -2,6 +2,7 @@
 -- with its cause (host wait, kernel wait, other) at HTA's default kernel-wait threshold.
 -- Grain:     one row per gap between consecutive kernels of a (run, rank, stream); step = step
 --            of the kernel after the gap.
+--            Scope: whole capture; step is the kernel.step of the kernel after the gap.
 -- Source:    idle_interval_with(30000) over kernel (ts_ns, dur_ns, stream_id, launch_ts_ns).
 -- Reference: HolisticTraceAnalysis get_idle_time_breakdown with consecutive_kernel_delay = 30 µs,
 --            on exact ns; idle_interval_with(threshold_ns) takes another threshold.

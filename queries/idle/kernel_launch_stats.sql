@@ -2,6 +2,9 @@
 -- counts at its default cutoffs (runtime 50 µs, launch delay 100 µs).
 -- Grain:     one row per (run, rank, step) with launched kernels, plus one row per (run, rank)
 --            with step NULL for the whole capture.
+--            Scope: per step, steps of kernel.step (the ProfilerStep#N host window holding the
+--            launch call, kernel_details.csv Step Id, else the host window holding the kernel;
+--            temporal_breakdown.window_source names it per step), and whole capture (step NULL).
 -- Source:    kernel_launch_stats_with(50000, 100000) over kernel_launch.
 -- Reference: HolisticTraceAnalysis get_cuda_kernel_launch_stats defaults; other cutoffs:
 --            kernel_launch_stats_with(runtime_cutoff_ns, launch_delay_cutoff_ns).

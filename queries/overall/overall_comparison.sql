@@ -2,6 +2,7 @@
 -- run against the comparison run: what tracedb compare prints first.
 -- Grain:     one row per (metric, parent_metric) present in either run; runs chosen by run.role
 --            (tracedb ingest --role baseline|comparison); ordered as msprof-analyze's sheet.
+--            Scope: whole capture (not per step).
 -- Source:    overall_comparison_between(baseline, comparison) over overall_summary.
 -- Reference: msprof-analyze compare OverallMetrics (diff = comparison − baseline, ratio =
 --            comparison / baseline, Duration Ratio = duration / E2E); per rank averaged.
