@@ -2,6 +2,9 @@
 -- and at what bandwidth, per copy kind and step.
 -- Grain:     one row per (run, rank, step, copy kind) with copies, plus one row per (run, rank,
 --            copy kind) with step NULL for the whole capture.
+--            Scope: per step, steps of kernel.step (the ProfilerStep#N host window holding the
+--            launch call, kernel_details.csv Step Id, else the host window holding the kernel;
+--            temporal_breakdown.window_source names it per step), and whole capture (step NULL).
 -- Source:    kernel rows with copy_kind (Kineto gpu_memcpy / gpu_memset events, args "bytes";
 --            Nsight copies; NPU SDMA_SQE / PCIE_DMA_SQE / MEMCPY_ASYNC tasks, args "size(B)" where
 --            newer CANN writes it), size_bytes, dur_ns.

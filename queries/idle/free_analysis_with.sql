@@ -5,6 +5,7 @@
 --            whole device (the union of its kernels and communication ops over every stream,
 --            copies not counted), over the whole capture (not cut at step boundaries). step =
 --            step of the task after the gap.
+--            Scope: whole capture; step is the kernel.step of the task after the gap.
 -- Source:    kernel (ts_ns, dur_ns, copy_kind, task_type, launch_ts_ns / launch_dur_ns: CANN
 --            launch call, op_id) and op (ts_ns, dur_ns: the framework op that launched it).
 -- Reference: msprof-analyze cluster -m free_analysis (cluster_analyse/recipes/free_analysis:

@@ -7,6 +7,8 @@
 --            (back-to-back launches: the launch cost itself) are left out. Nested events each get a row
 --            (aten::copy_ inside aten::to ...): sum overlap_ns per host_kind or name, not over
 --            all rows of an interval.
+--            Scope: whole capture (the rows of idle_interval); step is the kernel.step of the
+--            kernel after the gap.
 -- Source:    idle_interval (kernel ts / launch_tid / launch_ts_ns); event: framework ops (cat
 --            cpu_op / operator / user_annotation, ProfilerStep#N excluded; torch_npu's task-queue
 --            thread, where CANN launches run: cat dequeue, named after the op), runtime calls (cat

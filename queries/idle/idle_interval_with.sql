@@ -4,6 +4,7 @@
 --            kernel before it on the same (run, rank, stream): the gap between them. The step is
 --            the step of the kernel after the gap (the one the device waited for); a gap across
 --            a step boundary belongs to the later step.
+--            Scope: whole capture; step is the kernel.step of the kernel after the gap.
 -- Source:    kernel (ts_ns, dur_ns, stream_id, step; launch_name / launch_ts_ns: Kineto runtime
 --            call with the kernel's correlation id, NPU CANN launch at the start of the
 --            HostToDevice / async_npu flow).

@@ -2,6 +2,7 @@
 -- after it: launch delay and launch call duration, for CUDA, HIP and NPU.
 -- Grain:     one row per kernel (or copy, or communication op) whose launch call is known
 --            (kernel.launch_ts_ns not NULL); kernels without one are left out.
+--            Scope: whole capture; step is kernel.step.
 -- Source:    kernel (ts_ns, dur_ns, stream_id, step, launch_name / launch_tid / launch_ts_ns /
 --            launch_dur_ns: Kineto cuda_runtime / hip_runtime event with the kernel's
 --            correlation id; NPU: CANN launch call at the start of the HostToDevice /

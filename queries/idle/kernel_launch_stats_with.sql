@@ -2,6 +2,9 @@
 -- HolisticTraceAnalysis's outlier rules at chosen cutoffs.
 -- Grain:     one row per (run, rank, step) with launched kernels, plus one row per (run, rank)
 --            with step NULL for the whole capture (every kernel of kernel_launch).
+--            Scope: per step, steps of kernel.step (the ProfilerStep#N host window holding the
+--            launch call, kernel_details.csv Step Id, else the host window holding the kernel;
+--            temporal_breakdown.window_source names it per step), and whole capture (step NULL).
 -- Source:    kernel (launch_ts_ns / launch_dur_ns, ts_ns, dur_ns, step), as in kernel_launch.
 -- Reference: HolisticTraceAnalysis get_cuda_kernel_launch_stats (runtime_cutoff 50 µs,
 --            launch_delay_cutoff 100 µs) and its three groups: runtime outliers = launch call

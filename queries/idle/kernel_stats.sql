@@ -3,6 +3,9 @@
 -- whole capture.
 -- Grain:     one row per (run, rank, step, kernel name, op type, accelerator core, kernel type),
 --            plus the same per (run, rank) with step NULL for the whole capture.
+--            Scope: per step, steps of kernel.step (the ProfilerStep#N host window holding the
+--            launch call, kernel_details.csv Step Id, else the host window holding the kernel;
+--            temporal_breakdown.window_source names it per step), and whole capture (step NULL).
 -- Source:    kernel (name, op_type, accelerator_core, is_communication, copy_kind, dur_ns, step).
 -- Reference: HolisticTraceAnalysis get_gpu_kernel_breakdown, per-kernel table (name, sum, max,
 --            min, mean, std per rank and kernel_type) on exact ns, every kernel listed (HTA

@@ -3,6 +3,7 @@
 -- Grain:     one row per launch call (+1) and per kernel start (−1) of every kernel with a known
 --            launch call, per (run, rank, stream), in time order; the value holds until the
 --            next point of the stream (dur_ns). The step is the kernel's step.
+--            Scope: whole capture; step is the kernel's kernel.step.
 -- Source:    kernel (launch_ts_ns: Kineto runtime launch call / NPU CANN launch; ts_ns: kernel
 --            start; stream_id).
 -- Reference: HolisticTraceAnalysis get_queue_length_time_series: incremented when a runtime

@@ -2,6 +2,9 @@
 -- mean over points (HTA) and over time, and the time the queue was empty or full.
 -- Grain:     one row per (run, rank, step, stream) with launched kernels, plus one row per
 --            (run, rank, stream) with step NULL for the whole capture.
+--            Scope: per step, steps of kernel.step (the ProfilerStep#N host window holding the
+--            launch call, kernel_details.csv Step Id, else the host window holding the kernel;
+--            temporal_breakdown.window_source names it per step), and whole capture (step NULL).
 -- Source:    queue_length (kernel launch_ts_ns / ts_ns / stream_id).
 -- Reference: HolisticTraceAnalysis get_queue_length_summary (describe() of the queue_length
 --            points: count, mean, std, min, max) and get_time_spent_blocked_on_full_queue with

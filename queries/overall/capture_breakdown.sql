@@ -1,6 +1,8 @@
 -- capture_breakdown — the whole capture of each rank split into computing, communication,
 -- uncovered communication, copy and free time, as msprof-analyze compare's overall numbers.
 -- Grain:     one row per (run, rank) with at least one device event.
+--            Scope: whole capture (every step and the device events outside steps); per step:
+--            step_breakdown; HTA's window: temporal_breakdown scope hta.
 -- Source:    kernel (kernel_details.csv / trace_view.json tasks and HCCL ops, Kineto kernels,
 --            memcpy and memset), classified by kernel_class_rule (tracedb_internal.capture_union).
 -- Reference: msprof-analyze compare ProfilingInfo (analyses.md §2.1): E2E = last device event end −

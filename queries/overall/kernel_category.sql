@@ -2,6 +2,7 @@
 -- rules in the table kernel_class_rule (extend or change them with plain SQL, then tracedb
 -- reclassify; every view that splits computing from communication follows).
 -- Grain:     one row per kernel (kernel table row).
+--            Scope: whole capture (every kernel); step is kernel.step.
 -- Source:    kernel (name, op_type, accelerator_core, task_type, copy_kind, source), run.platform,
 --            op.name of the launching framework op (kernel.op_id) and its 3 enclosing ops;
 --            kernel_class_rule.

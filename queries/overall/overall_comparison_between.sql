@@ -2,6 +2,7 @@
 -- overall_summary metric of a baseline run next to a comparison run, with the difference.
 -- Grain:     one row per (metric, parent_metric) present in either run; ordered as msprof-analyze's
 --            OverallMetrics sheet (sort_key).
+--            Scope: whole capture (not per step).
 -- Source:    overall_summary (whole-capture numbers per rank, from kernel / kernel_class_rule / link /
 --            memory).
 -- Reference: msprof-analyze compare OverallMetrics (analyses.md §2.4, §0.3): Diff Duration =

@@ -4,6 +4,7 @@
 -- Grain:     one row per (run, rank, metric, parent_metric) that is non-zero (as msprof-analyze drops
 --            rows whose durations are ~0); Computing Time, Uncovered Communication Time, Free Time
 --            and E2E Time always.
+--            Scope: whole capture (not per step).
 -- Source:    tracedb_internal.capture_union (whole-capture unions, Notify_Wait of link) and
 --            tracedb_internal.kernel_class (kernel categories from kernel_class_rule); kernel (copies,
 --            streams); memory (memory_record.csv Total Reserved, Kineto [memory] events);

@@ -2,6 +2,9 @@
 -- nor a communication op.
 -- Grain:     one row per free interval of a (run, rank, step); Σ dur_ns per step equals
 --            step_breakdown.free_ns.
+--            Scope: per step, steps of kernel.step (the ProfilerStep#N host window holding the
+--            launch call, kernel_details.csv Step Id, else the host window holding the kernel;
+--            temporal_breakdown.window_source names it per step).
 -- Source:    kernel intervals of the step (tracedb_internal.busy_island) and the step's device
 --            window (first to last device event, copies included: tracedb_internal.step_kernel).
 -- Reference: CANN Overlap Analysis "Free" slices; msprof-analyze free_analysis lists the same

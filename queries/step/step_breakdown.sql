@@ -1,6 +1,11 @@
 -- step_breakdown — how each step of each rank splits into computing, communication and free time.
 -- Grain:     one row per (run, rank, step); a rank without step markers gets one row for its
 --            whole window with step NULL.
+--            Scope: per step, steps of kernel.step (the ProfilerStep#N host window holding the
+--            launch call, kernel_details.csv Step Id, else the host window holding the kernel;
+--            temporal_breakdown.window_source names it per step); MindSpore step_trace_raw steps
+--            keep that file's window. The step NULL row is a rank's whole capture (only for a rank
+--            without steps).
 -- Source:    kernel (kernel_details.csv "Start Time(us)"/"Duration(us)"/"Accelerator Core",
 --            trace_view.json Ascend Hardware/HCCL slices, Kineto kernel events, MindSpore
 --            step_trace_raw comm-op columns); step (ProfilerStep#N host window; MindSpore

@@ -1,6 +1,7 @@
 -- step_breakdown_check — step_breakdown against the profiler's own step_trace_time.csv, and the
 -- tiling invariant of every row.
 -- Grain:     one row per step_breakdown row.
+--            Scope: per step, as step_breakdown.
 -- Source:    step_breakdown; profiler_step_trace (step_trace_time.csv as written, reference only).
 -- Reference: torch_npu step_trace_time.csv; tolerance max(500 ns, 0.05 %) per column (the CSV
 --            rounds to the µs decimals it prints and derives its slices from CANN's copy of the

@@ -1,5 +1,8 @@
 -- uncovered_communication — how much of each communication op is not hidden behind computing.
 -- Grain:     one row per communication op (HCCL op / NCCL kernel) of a (run, rank, step).
+--            Scope: per step, steps of kernel.step (the ProfilerStep#N host window holding the
+--            launch call, kernel_details.csv Step Id, else the host window holding the kernel;
+--            temporal_breakdown.window_source names it per step).
 -- Source:    kernel rows with is_communication (kernel_details.csv HCCL/COMMUNICATION rows,
 --            trace_view.json HCCL op slices, Kineto nccl* kernels); computing islands.
 -- Reference: CANN "Communication(Not Overlapped)" = U(comm) \ U(compute). Time that several

@@ -67,5 +67,6 @@ def test_format_guards_name_real_formats_and_select_the_steps():
     assert picked == {"031", "036", "101", "110"}   # 036: graph-mode Iteration steps of the trace
     assert steps["030"].applies({"trace_view"}) and not steps["030"].applies({"kineto"})
     gpu = {"kineto"}
-    assert {k for k, s in steps.items() if s.formats is not None and s.applies(gpu)} == {"040", "080", "091", "100", "110"}
+    assert {k for k, s in steps.items() if s.formats is not None and s.applies(gpu)} == {
+        "040", "080", "091", "100", "110", "131", "132"}
     assert steps["010"].formats is None and steps["010"].applies(set())     # unguarded: every rank
