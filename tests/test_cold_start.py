@@ -86,8 +86,13 @@ def test_ingest_skips_schema_and_library_when_current(db_path, monkeypatch):
     assert rows(db_path, "SELECT count(*) > 0 FROM step_breakdown") == [(True,)]
 
 
-HEAVY = ("pydantic", "rich", "pandas", "pyarrow", "sqlglot", "numpy", "tracedb.ingestion", "tracedb.compare",
-         "tracedb.report", "tracedb.summary", "plotly", "tracedb.progress")
+# the heavy libraries, and tracedb's rooms that only other commands need (the layout of issue 38:
+# the compare command and alignment, the findings; tracedb.compare.name_map and tracedb.progress
+# are a few lines each, and the CLI imports them)
+HEAVY = ("pydantic", "rich", "pandas", "pyarrow", "sqlglot", "numpy", "tracedb.ingestion", "tracedb.compare.command",
+         "tracedb.compare.store", "tracedb.compare.align", "tracedb.compare.concurrency", "tracedb.findings.report",
+         "tracedb.findings.summary", "tracedb.findings.charts", "tracedb.findings.browser", "tracedb.store.library",
+         "tracedb.store.template", "plotly")
 try:        # DuckDB ≥ 1.4: the engine is the module _duckdb; the duckdb package's Python layer is not needed
     import _duckdb  # noqa: F401
     HEAVY += ("duckdb",)
