@@ -99,8 +99,8 @@ def test_table_fetches_only_the_rows_it_shows(level1_db, monkeypatch):
     (n,) = rows(level1_db, "SELECT count(*) FROM free_time")[0]
     assert n == 180
     seen = []
-    render_table = cli.render_table
-    monkeypatch.setattr(cli, "render_table", lambda columns, head, **kw: seen.append(len(head))
+    render_table = cli.base.render_table
+    monkeypatch.setattr(cli.base, "render_table", lambda columns, head, **kw: seen.append(len(head))
                         or render_table(columns, head, **kw))
     spy = _Spy(monkeypatch, 7)
     res = runner.invoke(app, ["query", "free_time", "--db", level1_db], env={"COLUMNS": "120"})

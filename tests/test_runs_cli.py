@@ -180,7 +180,7 @@ def test_ingest_options_are_passed_through(monkeypatch, tmp_path):
         from tracedb.ingestion import IngestReport
         return IngestReport()
 
-    monkeypatch.setattr(api, "_ingest", fake)
+    monkeypatch.setattr("tracedb.ingestion.ingest", fake)
     db = tmp_path / "t.duckdb"
     assert run("ingest", RANK0, "--db", db, "--run-per-path", "--allow-mixed-platforms").exit_code == 0
     assert seen[-1]["run_per_path"] is True and seen[-1]["allow_mixed_platforms"] is True

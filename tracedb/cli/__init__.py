@@ -1,6 +1,6 @@
 """tracedb command line: parse → call :mod:`tracedb.api` → render. No SQL and no parsing here.
 
-:mod:`.app` holds the app and what the commands share, :mod:`.commands` the commands.
+:mod:`.base` holds the app and what the commands share, :mod:`.commands` the commands.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import sys
 import typer
 
 from . import commands  # noqa: F401 - registers the commands on the app
-from .app import app, install_signal_handlers
+from .base import app, install_signal_handlers
 
 __all__ = ["app", "main"]
 

@@ -12,7 +12,7 @@ from ..compare.name_map import parse_name_map
 from ..progress import terminal_bar
 from ..render.machine import render
 from ..render.table import DEFAULT_MAX_ROWS
-from .app import (DbOption, Format, FormatOption, Role, RoleOrNone, UnitsOption, VerticalOption, WideOption, app,
+from .base import (DbOption, Format, FormatOption, Role, RoleOrNone, UnitsOption, VerticalOption, WideOption, app,
                   command, err, guarded, print_result, print_rows, state, view_names)
 
 

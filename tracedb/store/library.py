@@ -15,15 +15,14 @@ into a :class:`SqlObject`, the one model every consumer reads (install, export, 
 
 Files under ``queries/_internal/`` install into schema ``tracedb_internal``.
 
-Installing needs only the statements that parse yields; :func:`cached_plan` keeps them in the
-cache folder per library version, so installing does not parse the files again.
+Installing parses the files (sqlglot, ~0.5 s): a new database gets the installed library from the
+cached template (:mod:`tracedb.store.template`), so this happens once per library version, and
+again only in a database an older tracedb wrote.
 """
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from .. import lazy
 from ..engine import insert_rows
-from ..resources import cache_dir, sql_dir
+from ..resources import sql_dir
 from .header import parse_header
 from .schema import meta_value
 
@@ -311,44 +310,17 @@ def install_plan(objects: list[SqlObject]) -> list[dict]:
             for o in objects]
 
 
-def cached_plan(digest: str | None = None) -> list[dict]:
-    """The install plan of the installed library: parsed once per library version and kept as
-    ``library-<hash>.json`` in the cache folder (:func:`tracedb.resources.cache_dir`), so an
-    ingest that installs the library (into a database made by an older tracedb) neither
-    imports sqlglot nor parses the files (0.5-0.6 s). A missing or unwritable cache only
-    costs the parse."""
-    digest = digest or library_hash()
-    folder = cache_dir()
-    path = folder / f"library-{digest[:20]}.json" if folder is not None else None
-    if path is not None:
-        try:
-            return json.loads(path.read_text())
-        except (OSError, ValueError):
-            pass
-    plan = install_plan(load_library())
-    if path is not None:
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps(plan, ensure_ascii=False))
-            os.replace(tmp, path)
-        except OSError:
-            tmp.unlink(missing_ok=True)
-    return plan
-
-
 LIBRARY_HASH_KEY = "library_hash"
 
 
-def install(con: duckdb.DuckDBPyConnection, objects: list[SqlObject] | None = None,
-            digest: str | None = None) -> list[dict]:
+def install(con: duckdb.DuckDBPyConnection, objects: list[SqlObject] | None = None) -> list[dict]:
     """Create or replace every library object, re-apply all comments, refresh ``tracedb_object``.
 
     Runs inside the caller's transaction. One batch of statements for the objects and one for
     the comments: separate executes per object cost noticeably on every ingest. Returns the
     install plan (:func:`install_plan`).
     """
-    plan = install_plan(objects) if objects is not None else cached_plan(digest)
+    plan = install_plan(objects if objects is not None else load_library())
     con.execute(CREATE_INTERNAL_SCHEMA)
     con.execute(";\n".join(o["sql"] for o in plan))
     con.execute(";\n".join(s for o in plan for s in o["comments"]))
@@ -371,6 +343,6 @@ def install_if_changed(con: duckdb.DuckDBPyConnection) -> bool:
     digest = library_hash()
     if meta_value(con, LIBRARY_HASH_KEY) == digest:
         return False
-    install(con, digest=digest)
+    install(con)
     con.execute("INSERT OR REPLACE INTO tracedb_meta VALUES (?, ?)", [LIBRARY_HASH_KEY, digest])
     return True
