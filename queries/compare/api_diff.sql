@@ -20,7 +20,9 @@ SELECT
     total_ratio,
     self_ratio,
     avg_ratio,
-    calls_ratio
+    calls_ratio,
+    baseline_msprof_self_ns,
+    comparison_msprof_self_ns
 FROM api_diff_between(
     (SELECT min(run_name) FROM run WHERE role = 'baseline'),
     (SELECT min(run_name) FROM run WHERE role = 'comparison')

@@ -24,7 +24,9 @@ SELECT
     comparison_size_bytes,
     baseline_bandwidth_gbps,
     comparison_bandwidth_gbps,
-    sort_key
+    sort_key,
+    baseline_msprof_dur_ns,
+    comparison_msprof_dur_ns
 FROM overall_comparison_between(
     (SELECT min(run_name) FROM run WHERE role = 'baseline'),
     (SELECT min(run_name) FROM run WHERE role = 'comparison')

@@ -133,6 +133,10 @@ def test_msprof_top_level_is_one_tree_over_all_threads(db):
     # compare_op carries both rules: 4 top-level ops per thread, 3 as msprof-analyze counts them
     assert rows(db, "SELECT count(*) FILTER (WHERE is_top), count(*) FILTER (WHERE is_top_msprof) "
                     "FROM tracedb_internal.compare_op JOIN run USING (run_id) WHERE run_name = 'flows'") == [(4, 3)]
+    # api_diff: "## backward ##" (950 µs) has no child on its thread; in msprof-analyze's tree the
+    # autograd thread's evaluate_function (440 µs) is its child: Self Time 510 µs there
+    assert rows(db, "SELECT baseline_self_ns, baseline_msprof_self_ns FROM api_diff WHERE op_name = '## backward ##'") \
+        == [(950_000, 510_000)]
 
 
 def test_msprof_op_device_time_counts_linked_copies_and_the_cross_thread_subtree(db):
