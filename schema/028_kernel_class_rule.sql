@@ -9,6 +9,10 @@
 -- (category, sub_category, direction, collective) takes its value from the matching rule with the
 -- lowest priority (then lowest rule_id) that sets that column (NULL = the rule does not set it).
 -- A kernel no category rule matches is Other.
+-- Rules of match_field enclosing_op look at the ops of every host thread running when the kernel's
+-- launching op started (msprof-analyze's rule for its FA / Conv / Matmul masks): they are tried
+-- op by op from the outermost (earliest start) in, and the first op a rule of the column matches
+-- decides that column's candidate.
 --
 -- Shipped rules have rule_id < 1000 and are inserted when missing (INSERT OR IGNORE), so a user's
 -- changes to them survive re-installation; to drop one, set enabled = false. Give new rules
@@ -30,7 +34,7 @@ CREATE TABLE IF NOT EXISTS kernel_class_rule (
 COMMENT ON TABLE kernel_class_rule IS 'Kernel classification rules (shipped: rule_id < 1000; add yours with rule_id >= 1000). kernel_category applies them: per output column, the matching rule with the lowest priority that sets it wins. Defaults follow msprof-analyze compare (compare_config.ini masks, base_profiling_parser order).';
 COMMENT ON COLUMN kernel_class_rule.rule_id IS 'Rule key; shipped rules < 1000.';
 COMMENT ON COLUMN kernel_class_rule.platform IS 'gpu or npu (run.platform); NULL = every platform.';
-COMMENT ON COLUMN kernel_class_rule.match_field IS 'What the pattern is matched against: name (kernel.name), op_type, accelerator_core, task_type, copy_kind, source (kernel.source), is_communication (the flag the reader set, as true or false), framework_op (op.name of the launching op kernel.op_id or of one of its 3 enclosing ops).';
+COMMENT ON COLUMN kernel_class_rule.match_field IS 'What the pattern is matched against: name (kernel.name), op_type, accelerator_core, task_type, copy_kind, source (kernel.source), is_communication (the flag the reader set, as true or false), framework_op (op.name of the launching op kernel.op_id or of one of its 3 enclosing ops on its thread), enclosing_op (op.name of the ops of any host thread of the rank running at the launch: whose [start, end] holds the start of kernel.op_id; tried outermost first, the first op a rule matches decides: msprof-analyze''s cpu_cube_op rule for its FA / Conv / Matmul masks).';
 COMMENT ON COLUMN kernel_class_rule.pattern IS 'SQL LIKE pattern, matched case-insensitively (lower(field) LIKE lower(pattern)); _ and % are wildcards, \ escapes them.';
 COMMENT ON COLUMN kernel_class_rule.category IS 'Category the rule gives: Communication, Lccl, MC2, Flash Attention, Paged Attention, Conv, Matmul, Cube, Vector, SDMA (Tensor Move), SDMA, Memcpy, Memset, Other; NULL = the rule sets other columns only. Communication rows are communication in every view; Memcpy, Memset and SDMA rows are copies (neither computing nor communication).';
 COMMENT ON COLUMN kernel_class_rule.sub_category IS 'cube, vector or trans (msprof-analyze Cube / Vector (No Trans) / Vector (Trans)); NULL = not set by this rule.';
@@ -76,17 +80,17 @@ VALUES
     (52, 'npu', 'name', 'allgathermatmul', 'MC2', NULL, NULL, NULL, 120, 'msprof-analyze MC2_KERNEL'),
     (53, 'npu', 'name', 'matmulreducescatter', 'MC2', NULL, NULL, NULL, 120, 'msprof-analyze MC2_KERNEL'),
     (54, 'npu', 'name', 'matmulallreduce', 'MC2', NULL, NULL, NULL, 120, 'msprof-analyze MC2_KERNEL'),
-    (60, NULL,  'framework_op', '%flash_attention%', 'Flash Attention', NULL, NULL, NULL, 200, 'msprof-analyze FA_MASK'),
-    (61, NULL,  'framework_op', '%fusion_attention%', 'Flash Attention', NULL, NULL, NULL, 200, 'msprof-analyze FA_MASK'),
-    (62, NULL,  'framework_op', '%flashattn%', 'Flash Attention', NULL, NULL, NULL, 200, 'msprof-analyze FA_MASK'),
-    (63, NULL,  'framework_op', '%xformers_flash%', 'Flash Attention', NULL, NULL, NULL, 200, 'msprof-analyze FA_MASK'),
-    (64, NULL,  'framework_op', '%efficient_attention%', 'Flash Attention', NULL, NULL, NULL, 200, 'msprof-analyze FA_MASK'),
-    (65, NULL,  'framework_op', '%flash2attn%', 'Flash Attention', NULL, NULL, NULL, 200, 'msprof-analyze FA_MASK'),
-    (66, NULL,  'framework_op', '%aten::conv%', 'Conv', NULL, NULL, NULL, 210, 'msprof-analyze CONV_MASK'),
-    (67, NULL,  'framework_op', '%aten::addmm%', 'Matmul', NULL, NULL, NULL, 220, 'msprof-analyze MATMUL_MASK'),
-    (68, NULL,  'framework_op', '%aten::bmm%', 'Matmul', NULL, NULL, NULL, 220, 'msprof-analyze MATMUL_MASK'),
-    (69, NULL,  'framework_op', '%aten::mm%', 'Matmul', NULL, NULL, NULL, 220, 'msprof-analyze MATMUL_MASK'),
-    (70, NULL,  'framework_op', '%aten::matmul%', 'Matmul', NULL, NULL, NULL, 220, 'msprof-analyze MATMUL_MASK'),
+    (60, NULL,  'enclosing_op', '%flash_attention%', 'Flash Attention', NULL, NULL, NULL, 200, 'msprof-analyze FA_MASK (cpu_cube_op: outermost op running at the launch)'),
+    (61, NULL,  'enclosing_op', '%fusion_attention%', 'Flash Attention', NULL, NULL, NULL, 200, 'msprof-analyze FA_MASK (cpu_cube_op: outermost op running at the launch)'),
+    (62, NULL,  'enclosing_op', '%flashattn%', 'Flash Attention', NULL, NULL, NULL, 200, 'msprof-analyze FA_MASK (cpu_cube_op: outermost op running at the launch)'),
+    (63, NULL,  'enclosing_op', '%xformers_flash%', 'Flash Attention', NULL, NULL, NULL, 200, 'msprof-analyze FA_MASK (cpu_cube_op: outermost op running at the launch)'),
+    (64, NULL,  'enclosing_op', '%efficient_attention%', 'Flash Attention', NULL, NULL, NULL, 200, 'msprof-analyze FA_MASK (cpu_cube_op: outermost op running at the launch)'),
+    (65, NULL,  'enclosing_op', '%flash2attn%', 'Flash Attention', NULL, NULL, NULL, 200, 'msprof-analyze FA_MASK (cpu_cube_op: outermost op running at the launch)'),
+    (66, NULL,  'enclosing_op', '%aten::conv%', 'Conv', NULL, NULL, NULL, 210, 'msprof-analyze CONV_MASK (cpu_cube_op: outermost op running at the launch)'),
+    (67, NULL,  'enclosing_op', '%aten::addmm%', 'Matmul', NULL, NULL, NULL, 220, 'msprof-analyze MATMUL_MASK (cpu_cube_op: outermost op running at the launch)'),
+    (68, NULL,  'enclosing_op', '%aten::bmm%', 'Matmul', NULL, NULL, NULL, 220, 'msprof-analyze MATMUL_MASK (cpu_cube_op: outermost op running at the launch)'),
+    (69, NULL,  'enclosing_op', '%aten::mm%', 'Matmul', NULL, NULL, NULL, 220, 'msprof-analyze MATMUL_MASK (cpu_cube_op: outermost op running at the launch)'),
+    (70, NULL,  'enclosing_op', '%aten::matmul%', 'Matmul', NULL, NULL, NULL, 220, 'msprof-analyze MATMUL_MASK (cpu_cube_op: outermost op running at the launch)'),
     (80, 'npu', 'op_type', '%flashattention%', 'Flash Attention', NULL, NULL, NULL, 300, 'msprof-analyze kernel_details_bean.is_flash_attention (no flow)'),
     (81, 'npu', 'op_type', '%fusedinferattention%', 'Flash Attention', NULL, NULL, NULL, 300, 'msprof-analyze kernel_details_bean.is_flash_attention (no flow)'),
     (82, 'npu', 'op_type', 'conv%', 'Conv', NULL, NULL, NULL, 310, 'msprof-analyze kernel_details_bean.is_conv (no flow)'),
@@ -119,6 +123,10 @@ VALUES
     (115, 'npu', 'op_type', '%grad%', NULL, NULL, 'bwd', NULL, 510, 'msprof-analyze BWD_LIST on Type'),
     (116, 'npu', 'op_type', '%backward%', NULL, NULL, 'bwd', NULL, 510, 'msprof-analyze BWD_LIST on Type'),
     (117, 'npu', 'op_type', '%back%', NULL, NULL, 'bwd', NULL, 510, 'msprof-analyze BWD_LIST on Type (Conv2DBackpropFilter ...)'),
+    (120, NULL,  'enclosing_op', '%bwd%', NULL, NULL, 'bwd', NULL, 500, 'msprof-analyze BWD_LIST on the op running at the launch (a launch deep under aten::convolution_backward)'),
+    (121, NULL,  'enclosing_op', '%backward%', NULL, NULL, 'bwd', NULL, 500, 'msprof-analyze BWD_LIST on the op running at the launch'),
+    (122, NULL,  'enclosing_op', '%back%', NULL, NULL, 'bwd', NULL, 500, 'msprof-analyze BWD_LIST on the op running at the launch'),
+    (123, NULL,  'enclosing_op', '%grad%', NULL, NULL, 'bwd', NULL, 500, 'msprof-analyze BWD_LIST on the op running at the launch'),
     -- collective type of communication kernels (name, then launching op)
     (200, NULL, 'name', '%all\_reduce%', NULL, NULL, NULL, 'allreduce', 600, 'collective from the name'),
     (201, NULL, 'name', '%allreduce%', NULL, NULL, NULL, 'allreduce', 600, 'collective from the name'),

@@ -77,7 +77,7 @@ SUFFIX_TYPES = {"_ns": "BIGINT", "_bytes": "BIGINT", "_count": "BIGINT", "_ratio
                 "_per_ms": "DOUBLE"}    # a rate per millisecond (MindSpore pipeline throughput, rows per ms)
 # Numeric columns that are not quantities: keys, ordinals, ranks.
 IDENTIFIERS = {"run_id", "rank", "step", "file_id", "kernel_id", "plane_id", "src_rank", "dst_rank",
-               "seq", "island", "execution", "order_id", "op_id", "parent_op_id", "module_id", "parent_module_id", "module_level", "rule_id", "baseline_rank",
+               "seq", "island", "execution", "order_id", "op_id", "parent_op_id", "msprof_parent_op_id", "cause_rank", "module_id", "parent_module_id", "module_level", "rule_id", "baseline_rank",
                "comparison_rank", "baseline_op_id", "comparison_op_id", "baseline_module_id", "comparison_module_id",
                "sample", "device_queue_op_id", "empty_queue_op_id",   # data_pipeline_wait: queue sample, pipeline op ids
                "free_order",   # free_analysis: 1 = longest free interval of the rank (msprof top_num)

@@ -1,6 +1,7 @@
 -- capture_member — the members of capture_island's unions: a rank's device events over the
 -- whole capture, once per union they belong to (kinds computing, communication, busy, all, group,
--- wait and pair; see tracedb_internal.capture_island for the rules and the reference).
+-- wait, msprof_wait and pair; see tracedb_internal.capture_island for the rules and the reference;
+-- msprof_wait: msprof-analyze's Ascend DB choice of the wait plane where it differs).
 -- Grain:     one row per (kind, run, rank, group_name, other_group_name, member): a kernel,
 --            communication op or copy (kernel_id), or a Notify_Wait task (negative kernel_id).
 -- Source:    tracedb_internal.capture_kernel (which kernels are in which union, NPU copies
@@ -55,6 +56,22 @@ wait_plane AS (
           FROM plane_wait) AS x
     WHERE n = 1
 ),
+msprof_wait_plane AS (
+    -- msprof-analyze's Ascend DB path (overall_metrics_parser.calculate_communication_wait_time)
+    -- chooses among the planes that have a Notify_Wait only (its text path, like wait_plane, among
+    -- all the group's planes): for the DB ranks where that is another plane than wait_plane's
+    SELECT p.run_id, p.rank, p.group_name, p.plane_id
+    FROM (SELECT w.run_id, w.rank, w.group_name, w.plane_id,
+                 row_number() OVER (PARTITION BY w.run_id, w.rank, w.group_name
+                                    ORDER BY sum(w.dur_ns), w.plane_id) AS n
+          FROM notify_wait AS w
+          GROUP BY w.run_id, w.rank, w.group_name, w.plane_id) AS p
+    JOIN wait_plane AS t
+        ON t.run_id = p.run_id AND t.rank = p.rank AND t.group_name = p.group_name
+    WHERE p.n = 1 AND p.plane_id <> t.plane_id
+      AND EXISTS (SELECT 1 FROM source_file AS f
+                  WHERE f.run_id = p.run_id AND f.rank = p.rank AND f.format = 'ascend_db')
+),
 group_pair AS (
     SELECT a.run_id, a.rank, a.group_name, b.group_name AS other_group_name
     FROM groups AS a
@@ -96,6 +113,18 @@ member AS (
     JOIN wait_plane AS p
         ON p.run_id = w.run_id AND p.rank = w.rank AND p.group_name = w.group_name AND p.plane_id = w.plane_id
     UNION ALL
+    SELECT 'msprof_wait', k.run_id, k.rank, g.group_name, NULL, k.kernel_id, k.ts_ns, k.end_ns
+    FROM kc AS k
+    JOIN msprof_wait_plane AS g
+        ON g.run_id = k.run_id AND g.rank = k.rank
+    WHERE k.in_computing
+    UNION ALL
+    SELECT 'msprof_wait', w.run_id, w.rank, w.group_name, NULL, -row_number() OVER (ORDER BY w.ts_ns), w.ts_ns,
+           w.ts_ns + w.dur_ns
+    FROM notify_wait AS w
+    JOIN msprof_wait_plane AS p
+        ON p.run_id = w.run_id AND p.rank = w.rank AND p.group_name = w.group_name AND p.plane_id = w.plane_id
+    UNION ALL
     SELECT 'pair', k.run_id, k.rank, g.group_name, g.other_group_name, k.kernel_id, k.ts_ns, k.end_ns
     FROM kc AS k
     JOIN group_pair AS g
@@ -104,7 +133,7 @@ member AS (
        OR (k.is_communication AND k.group_name IN (g.group_name, g.other_group_name))
 )
 SELECT
-    kind::VARCHAR              AS kind,              -- computing, communication, busy, all, group, wait or pair
+    kind::VARCHAR              AS kind,              -- computing, communication, busy, all, group, wait, msprof_wait or pair
     run_id::INTEGER            AS run_id,            -- run
     rank::INTEGER              AS rank,              -- rank
     group_name::VARCHAR        AS group_name,        -- kinds group, wait and pair: the communication group

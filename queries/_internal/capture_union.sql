@@ -3,7 +3,7 @@
 -- Grain:     one row per (run, rank, kind, group_name, other_group_name) with at least one member.
 -- Source:    tracedb_internal.capture_kernel (kinds computing, communication, busy, all: the
 --            same members as tracedb_internal.capture_member's, NPU copies clipped);
---            tracedb_internal.capture_member (kinds group, wait, pair).
+--            tracedb_internal.capture_member (kinds group, wait, msprof_wait, pair).
 -- Reference: |U| = Σ over the members in start order of max(0, end − max(start, the largest end
 --            before it)); equal to Σ (end − start) over capture_island's islands. Any order of
 --            equal starts gives the same sum.
@@ -71,7 +71,7 @@ group_previous_end AS (
             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
         ) AS previous_max_end_ns
     FROM tracedb_internal.capture_member
-    WHERE kind IN ('group', 'wait', 'pair')
+    WHERE kind IN ('group', 'wait', 'msprof_wait', 'pair')
 ),
 unions AS (
     SELECT 'computing' AS kind, run_id, rank, CAST(NULL AS VARCHAR) AS group_name,
@@ -99,7 +99,7 @@ unions AS (
     GROUP BY kind, run_id, rank, group_name, other_group_name
 )
 SELECT
-    kind::VARCHAR              AS kind,              -- computing, communication, busy, all, group, wait or pair
+    kind::VARCHAR              AS kind,              -- computing, communication, busy, all, group, wait, msprof_wait or pair
     run_id::INTEGER            AS run_id,            -- run
     rank::INTEGER              AS rank,              -- rank
     group_name::VARCHAR        AS group_name,        -- kinds group, wait and pair: the communication group; NULL otherwise

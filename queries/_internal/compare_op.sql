@@ -4,6 +4,8 @@
 -- Source:    op (the op tree), op_name_map (op_key = the mapped name), compare_step.
 -- Reference: msprof-analyze compare: top layer = children of ProfilerStep#N plus root ops outside
 --            steps (all steps, or only --base_step / --comparison_step, then no roots outside steps).
+--            is_top is per host thread; is_top_msprof is msprof-analyze's (one tree over all
+--            threads: an op inside a "## backward ##" annotation of another thread is not top).
 -- Units:     *_ns integer nanoseconds; *_count kernels.
 CREATE OR REPLACE VIEW tracedb_internal.compare_op AS
 SELECT
@@ -24,7 +26,11 @@ SELECT
     coalesce(o.kernel_total_count, 0)::BIGINT        AS kernel_total_count, -- kernels launched by the op and its subtree
     coalesce(o.device_self_ns, 0)::BIGINT            AS device_self_ns,     -- device time of the kernels the op launched itself, ns
     coalesce(o.device_total_ns, 0)::BIGINT           AS device_total_ns,    -- device time of the op and its subtree, ns
-    (o.parent_op_id IS NULL OR p.name LIKE 'ProfilerStep#%')::BOOLEAN AS is_top  -- a top-level op (child of ProfilerStep#N or a root)
+    (o.parent_op_id IS NULL OR p.name LIKE 'ProfilerStep#%')::BOOLEAN AS is_top,  -- a top-level op (child of ProfilerStep#N or a root)
+    o.msprof_parent_op_id::BIGINT                    AS msprof_parent_op_id, -- parent in msprof-analyze's cross-thread op tree
+    coalesce(o.is_top_level_msprof, o.parent_op_id IS NULL)::BOOLEAN AS is_top_msprof,  -- top level as msprof-analyze picks it (no op of any thread running at the start)
+    coalesce(o.msprof_kernel_total_count, 0)::BIGINT AS msprof_kernel_total_count,  -- tasks in the op's msprof-analyze subtree (its kernel_num)
+    coalesce(o.msprof_device_total_ns, 0)::BIGINT    AS msprof_device_total_ns      -- msprof-analyze's Device Duration: its tasks, copies included, in its subtree, ns
 FROM op AS o
 LEFT JOIN op AS p
     ON p.run_id = o.run_id AND p.rank = o.rank AND p.op_id = o.parent_op_id

@@ -7,7 +7,9 @@
 --            kernel_class_rule (enabled rules).
 -- Reference: per output column (category, sub_category, direction, collective) the matching rule
 --            with the lowest (priority, rule_id) that sets it wins; no category rule → Other.
---            Communication = category Communication; copies = Memcpy, Memset, SDMA.
+--            Communication = category Communication; copies = Memcpy, Memset, SDMA. msprof_*: the
+--            class msprof-analyze compare gives the kernel (derive/130: op rules only where it
+--            links the kernel to the op, no categories without PMU columns, DB quirks).
 -- Method:    the match is stored per kernel at ingest (table kernel_rule_match, derive/130);
 --            after changing kernel_class_rule, `tracedb reclassify` re-applies the rules. A kernel
 --            without a stored row (written with SQL since) counts by its reader's flags.
@@ -17,6 +19,7 @@ WITH best AS (
     SELECT
         k.run_id, k.rank, k.kernel_id, k.step, k.name, k.group_name, k.ts_ns, k.dur_ns, k.copy_kind,
         k.size_bytes, k.op_id, m.rule_id, m.sub_category, m.direction, m.collective,
+        m.msprof_category, m.msprof_sub_category, m.msprof_direction,
         -- a kernel not classified yet (rows written with SQL, no tracedb reclassify since) counts
         -- by what its reader said: its communication flag and copy kind
         CASE WHEN m.kernel_id IS NOT NULL THEN m.category
@@ -48,5 +51,8 @@ SELECT
     b.rule_id::INTEGER                                     AS rule_id,           -- kernel_class_rule.rule_id that gave the category; NULL = none
     coalesce(b.category = 'Communication', false)::BOOLEAN AS is_communication,  -- communication op
     coalesce(b.category IN ('Memcpy', 'Memset', 'SDMA'), false)::BOOLEAN
-                                                           AS is_copy            -- copy: neither computing nor communication
+                                                           AS is_copy,           -- copy: neither computing nor communication
+    b.msprof_category::VARCHAR                             AS msprof_category,   -- category msprof-analyze compare gives it (kernel_rule_match.msprof_category); NULL = it does not read the row or the row is not classified yet
+    b.msprof_sub_category::VARCHAR                         AS msprof_sub_category, -- cube, vector or trans as msprof-analyze splits it
+    b.msprof_direction::VARCHAR                            AS msprof_direction   -- fwd or bwd as msprof-analyze gives it
 FROM best AS b;

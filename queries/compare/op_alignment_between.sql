@@ -4,10 +4,14 @@
 -- Source:    op_match (tracedb/compare.py: SequenceMatcher over the top-level ops per
 --            forward/backward segment, drill-down by --max-kernel-num), op (name, input_dims,
 --            input_types, kernel_total_count, device_total_ns). The kernels of an op: kernel.op_id of
---            the op and the ops below it.
+--            the op and the ops below it. op.msprof_device_total_ns (derive/126) for the
+--            msprof_* columns.
 -- Reference: msprof-analyze compare OperatorCompare (Order Id, Operator Name, Input Shape, Input
 --            Type, Device Duration per side, Diff Duration = comparison − baseline, Diff Ratio =
---            comparison / baseline).
+--            comparison / baseline). Its Device Duration also counts the copies its flows link to
+--            the op (torch_npu MEMCPY_ASYNC tasks, Kineto gpu_memcpy) and sums over its cross-thread
+--            op tree: the msprof_* columns; tracedb's device_ns counts kernels of the op's own thread
+--            subtree (docs/msprof-analyze.md).
 -- Units:     *_ns integer nanoseconds; *_count kernels; *_ratio plain ratio.
 -- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
 -- Browse:    op_alignment(baseline, comparison)
@@ -40,7 +44,9 @@ SELECT
     (coalesce(c.device_total_ns, 0) - coalesce(b.device_total_ns, 0))::BIGINT AS diff_ns,  -- comparison − baseline device time, ns (Diff Duration)
     CASE WHEN coalesce(b.device_total_ns, 0) > 0
          THEN coalesce(c.device_total_ns, 0)::DOUBLE / b.device_total_ns END::DOUBLE AS device_ratio,  -- comparison / baseline device time (Diff Ratio); NULL when the baseline has none
-    m.match_key::VARCHAR                              AS match_key                   -- key the pair matched on; NULL for an unmatched row
+    m.match_key::VARCHAR                              AS match_key,                  -- key the pair matched on; NULL for an unmatched row
+    b.msprof_device_total_ns::BIGINT                  AS baseline_msprof_device_ns,  -- msprof-analyze's Device Duration of the baseline op: its tasks in its cross-thread tree, NPU copies (MEMCPY_ASYNC) and Kineto gpu_memcpy included (op.msprof_device_total_ns), ns
+    c.msprof_device_total_ns::BIGINT                  AS comparison_msprof_device_ns -- msprof-analyze's Device Duration of the comparison op (op.msprof_device_total_ns), ns
 FROM pair AS m
 LEFT JOIN op AS b
     ON b.run_id = m.baseline_run_id AND b.rank = m.baseline_rank AND b.op_id = m.baseline_op_id

@@ -9,7 +9,11 @@
 -- Reference: msprof-analyze compare OperatorCompareStatistic (Base/Comparison Device Duration,
 --            Operator Number, Diff Duration = comparison − baseline, Diff Ratio = comparison /
 --            baseline); totals are per rank (Σ over the run's ranks ÷ its ranks with ops), equal to
---            msprof-analyze's for one rank against one rank.
+--            msprof-analyze's for one rank against one rank where it counts kernels only.
+--            msprof-analyze also counts the copies its flows link to an op (torch_npu MEMCPY_ASYNC /
+--            SDMA tasks: aten::to 0.845 ms there against 2.6 µs of kernels; Kineto gpu_memcpy) and
+--            sums an op's subtree over all host threads: *_msprof_total_ns, from
+--            op.msprof_device_total_ns (derive/126), over the same ops.
 -- Units:     *_ns integer nanoseconds (per-rank totals rounded to the ns); *_calls per rank; *_count ranks;
 --            *_ratio plain ratio (1.0 = unchanged).
 -- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
@@ -24,7 +28,7 @@ c_run AS (
 ops AS (
     -- the two runs' ops, named once: compare_op is a view (op, its parent op, the name map and
     -- the compared steps), and each use of it is planned again
-    SELECT run_id, rank, op_id, op_key, device_total_ns, is_top
+    SELECT run_id, rank, op_id, op_key, device_total_ns, msprof_device_total_ns, is_top
     FROM tracedb_internal.compare_op
     WHERE run_id IN (SELECT run_id FROM b_run UNION ALL SELECT run_id FROM c_run)
 ),
@@ -38,23 +42,23 @@ aligned AS (
     SELECT count(*) AS n FROM pair
 ),
 b_ops AS (
-    SELECT o.op_key, o.rank, o.device_total_ns
+    SELECT o.op_key, o.rank, o.device_total_ns, o.msprof_device_total_ns
     FROM ops AS o
     JOIN b_run ON o.run_id = b_run.run_id
     JOIN pair AS m ON m.baseline_rank = o.rank AND m.baseline_op_id = o.op_id
     UNION ALL
-    SELECT o.op_key, o.rank, o.device_total_ns
+    SELECT o.op_key, o.rank, o.device_total_ns, o.msprof_device_total_ns
     FROM ops AS o
     JOIN b_run ON o.run_id = b_run.run_id
     WHERE o.is_top AND (SELECT n FROM aligned) = 0
 ),
 c_ops AS (
-    SELECT o.op_key, o.rank, o.device_total_ns
+    SELECT o.op_key, o.rank, o.device_total_ns, o.msprof_device_total_ns
     FROM ops AS o
     JOIN c_run ON o.run_id = c_run.run_id
     JOIN pair AS m ON m.comparison_rank = o.rank AND m.comparison_op_id = o.op_id
     UNION ALL
-    SELECT o.op_key, o.rank, o.device_total_ns
+    SELECT o.op_key, o.rank, o.device_total_ns, o.msprof_device_total_ns
     FROM ops AS o
     JOIN c_run ON o.run_id = c_run.run_id
     WHERE o.is_top AND (SELECT n FROM aligned) = 0
@@ -68,10 +72,12 @@ c_ranks AS (
     FROM ops AS o JOIN c_run ON o.run_id = c_run.run_id
 ),
 b AS (
-    SELECT op_key, count(*) AS calls, sum(device_total_ns) AS total_ns FROM b_ops GROUP BY op_key
+    SELECT op_key, count(*) AS calls, sum(device_total_ns) AS total_ns, sum(msprof_device_total_ns) AS msprof_ns
+    FROM b_ops GROUP BY op_key
 ),
 c AS (
-    SELECT op_key, count(*) AS calls, sum(device_total_ns) AS total_ns FROM c_ops GROUP BY op_key
+    SELECT op_key, count(*) AS calls, sum(device_total_ns) AS total_ns, sum(msprof_device_total_ns) AS msprof_ns
+    FROM c_ops GROUP BY op_key
 ),
 joined AS (
     SELECT
@@ -81,13 +87,17 @@ joined AS (
         coalesce(b.calls, 0) AS b_calls,
         coalesce(b.total_ns, 0) AS b_total,
         coalesce(c.calls, 0) AS c_calls,
-        coalesce(c.total_ns, 0) AS c_total
+        coalesce(c.total_ns, 0) AS c_total,
+        coalesce(b.msprof_ns, 0) AS b_msprof,
+        coalesce(c.msprof_ns, 0) AS c_msprof
     FROM b
     FULL OUTER JOIN c ON b.op_key = c.op_key
 ),
 per_rank AS (
     SELECT
         op_key, b_ranks, c_ranks, b_calls, b_total, c_calls, c_total,
+        CASE WHEN b_ranks > 0 THEN round(b_msprof::DOUBLE / b_ranks) ELSE 0 END AS b_msprof_pr,
+        CASE WHEN c_ranks > 0 THEN round(c_msprof::DOUBLE / c_ranks) ELSE 0 END AS c_msprof_pr,
         CASE WHEN b_ranks > 0 THEN b_calls::DOUBLE / b_ranks ELSE 0 END AS b_calls_pr,
         CASE WHEN b_ranks > 0 THEN round(b_total::DOUBLE / b_ranks) ELSE 0 END AS b_total_pr,
         CASE WHEN c_ranks > 0 THEN c_calls::DOUBLE / c_ranks ELSE 0 END AS c_calls_pr,
@@ -114,6 +124,8 @@ SELECT
     CASE WHEN b_total_pr > 0
          THEN c_total_pr::DOUBLE / b_total_pr END::DOUBLE AS total_ratio,  -- comparison / baseline device time (Diff Ratio); NULL when the baseline has none
     CASE WHEN b_calls > 0 AND c_calls > 0 AND b_total > 0
-         THEN (c_total::DOUBLE / c_calls) / (b_total::DOUBLE / b_calls) END::DOUBLE AS avg_ratio  -- comparison / baseline device time per op; NULL when a side has none
+         THEN (c_total::DOUBLE / c_calls) / (b_total::DOUBLE / b_calls) END::DOUBLE AS avg_ratio,  -- comparison / baseline device time per op; NULL when a side has none
+    b_msprof_pr::BIGINT                           AS baseline_msprof_total_ns,   -- msprof-analyze's Base Device Duration of the same ops per baseline rank: copies its flows link (NPU MEMCPY_ASYNC, Kineto gpu_memcpy) included, subtrees over all threads (op.msprof_device_total_ns), ns
+    c_msprof_pr::BIGINT                           AS comparison_msprof_total_ns  -- msprof-analyze's Comparison Device Duration of the same ops per comparison rank (op.msprof_device_total_ns), ns
 FROM per_rank
 ORDER BY diff_total_ns DESC, op_name;

@@ -14,7 +14,11 @@
 --            Communication: NPU HCCL/COMMUNICATION ops and hcom_*; GPU NCCL/RCCL/MSCCL, DeepEP
 --            (::ep::, internode::, intranode::), NVSHMEM, kernels launched by c10d::* /
 --            record_param_comms / nccl:* ops. Each column takes the matching rule with the lowest
---            (priority, rule_id) that sets it; no category rule → Other.
+--            (priority, rule_id) that sets it; no category rule → Other. FA / Conv / Matmul go by
+--            the outermost op of any host thread running at the launch (rules of match_field
+--            enclosing_op: msprof-analyze's cpu_cube_op), so a kernel launched deep under
+--            aten::convolution_backward is Conv (Backward). msprof_category / _sub_category /
+--            _direction: msprof-analyze's own reading of the same rules (docs/msprof-analyze.md).
 -- Units:     *_ns integer nanoseconds; size_bytes bytes.
 CREATE OR REPLACE VIEW kernel_category AS
 SELECT
@@ -32,7 +36,10 @@ SELECT
     k.is_copy::BOOLEAN           AS is_copy,           -- a copy (Memcpy, Memset, SDMA): neither computing nor communication
     k.copy_kind::VARCHAR         AS copy_kind,         -- HtoD, DtoH, DtoD, PtoP, Memset (kernel.copy_kind)
     k.ts_ns::BIGINT              AS ts_ns,             -- start, ns since the epoch
-    k.dur_ns::BIGINT             AS dur_ns             -- duration, ns
+    k.dur_ns::BIGINT             AS dur_ns,            -- duration, ns
+    k.msprof_category::VARCHAR   AS msprof_category,   -- category msprof-analyze compare gives the kernel where its reading differs (op link only through its flows, no categories on Level0 / trace-only torch_npu ranks, Ascend DB: uncategorised compute tasks in Vector); copies: SDMA / Memcpy where it reads them, NULL where it does not
+    k.msprof_sub_category::VARCHAR AS msprof_sub_category, -- cube, vector or trans as msprof-analyze splits the kernel
+    k.msprof_direction::VARCHAR  AS msprof_direction   -- fwd or bwd as msprof-analyze gives it
 FROM tracedb_internal.kernel_class AS k
 JOIN run AS r
     ON r.run_id = k.run_id

@@ -11,6 +11,8 @@
 --            duration / E2E of that side. msprof-analyze compares one rank with one rank; runs with
 --            several ranks are averaged per rank (Σ over ranks / number of ranks of the run with a
 --            device event; a metric a rank lacks counts as 0), as the framework-op comparison does.
+--            *_msprof_dur_ns: msprof-analyze's own numbers (overall_summary.msprof_dur_ns) where its
+--            reading of a capture differs (docs/msprof-analyze.md).
 -- Units:     *_ns integer nanoseconds (rank averages rounded to the ns); *_count kernels (rank
 --            average, rounded); *_bytes bytes; *_gbps GB/s (bandwidth rows: mean of the ranks
 --            that have the row); *_ratio plain ratios (*_e2e_ratio 0–1).
@@ -27,7 +29,7 @@ per_metric AS (
     SELECT
         s.run_name, s.metric, s.parent_metric, min(s.sort_key) AS sort_key,
         sum(s.dur_ns) AS dur_ns, sum(s.kernel_count) AS kernel_count, sum(s.size_bytes) AS size_bytes,
-        avg(s.bandwidth_gbps) AS bandwidth_gbps,
+        avg(s.bandwidth_gbps) AS bandwidth_gbps, sum(s.msprof_dur_ns) AS msprof_dur_ns,
         count(DISTINCT CASE WHEN s.metric = 'E2E Time' THEN s.rank END) AS e2e_rank_count
     FROM overall_summary AS s
     CROSS JOIN runs AS r
@@ -41,7 +43,8 @@ side AS (
         dur_ns::DOUBLE / rank_count AS dur_ns,
         kernel_count::DOUBLE / rank_count AS kernel_count,
         size_bytes::DOUBLE / rank_count AS size_bytes,
-        bandwidth_gbps
+        bandwidth_gbps,
+        msprof_dur_ns::DOUBLE / rank_count AS msprof_dur_ns
     FROM (SELECT *, max(e2e_rank_count) OVER (PARTITION BY run_name) AS rank_count FROM per_metric) AS m
     WHERE rank_count > 0
 ),
@@ -57,7 +60,9 @@ joined AS (
         max(CASE WHEN s.run_name = r.comparison_name THEN s.kernel_count END) AS comparison_kernel_count,
         max(CASE WHEN s.run_name = r.comparison_name THEN s.size_bytes END) AS comparison_size_bytes,
         max(CASE WHEN s.run_name = r.baseline_name THEN s.bandwidth_gbps END) AS baseline_bandwidth_gbps,
-        max(CASE WHEN s.run_name = r.comparison_name THEN s.bandwidth_gbps END) AS comparison_bandwidth_gbps
+        max(CASE WHEN s.run_name = r.comparison_name THEN s.bandwidth_gbps END) AS comparison_bandwidth_gbps,
+        max(CASE WHEN s.run_name = r.baseline_name THEN s.msprof_dur_ns END) AS baseline_msprof_dur_ns,
+        max(CASE WHEN s.run_name = r.comparison_name THEN s.msprof_dur_ns END) AS comparison_msprof_dur_ns
     FROM side AS s
     CROSS JOIN runs AS r
     GROUP BY s.metric, s.parent_metric
@@ -90,7 +95,9 @@ SELECT
     round(j.comparison_size_bytes)::BIGINT                         AS comparison_size_bytes,     -- Mem Usage of the comparison, bytes (rank average)
     j.baseline_bandwidth_gbps::DOUBLE                              AS baseline_bandwidth_gbps,   -- RDMA / SDMA Bandwidth of the baseline, GB/s (mean of its ranks that have the row); NULL for other rows
     j.comparison_bandwidth_gbps::DOUBLE                            AS comparison_bandwidth_gbps, -- RDMA / SDMA Bandwidth of the comparison, GB/s (mean of its ranks that have the row)
-    j.sort_key::VARCHAR                                            AS sort_key                   -- msprof-analyze's row order
+    j.sort_key::VARCHAR                                            AS sort_key,                  -- msprof-analyze's row order
+    round(j.baseline_msprof_dur_ns)::BIGINT                        AS baseline_msprof_dur_ns,    -- msprof-analyze's own baseline duration for the row (overall_summary.msprof_dur_ns, rank average), ns
+    round(j.comparison_msprof_dur_ns)::BIGINT                      AS comparison_msprof_dur_ns   -- msprof-analyze's own comparison duration for the row (overall_summary.msprof_dur_ns, rank average), ns
 FROM with_e2e AS j
 CROSS JOIN runs AS r
 ORDER BY j.sort_key;

@@ -32,6 +32,15 @@
 --            transport moved data. The group label is "Group <g> Communication" (trace thread name),
 --            "{pg_name}: Group <g> Communication" where profiler_metadata.json names the group
 --            (tracedb_internal.comm_group_label).
+--            msprof_dur_ns / msprof_kernel_count / msprof_metric: msprof-analyze's own number and label
+--            for the row where its reading of the capture differs (docs/msprof-analyze.md): kernel
+--            categories by kernel_rule_match.msprof_* (op link only through its flows, no categories
+--            on Level0 / trace-only torch_npu ranks, Ascend DB uncategorised tasks in Vector); Kineto
+--            Computing / Uncovered by its 1 µs bitmap (whole µs ticks floor(start) + 1 … floor(end))
+--            and E2E over kernel and gpu_memcpy events only; Ascend DB E2E over every task (copies
+--            too) and its wait plane among the planes with a Notify_Wait, groups labelled by the raw
+--            group name; SDMA only over the copies it reads. A row only msprof-analyze has shows
+--            dur_ns 0; a row it does not have, msprof_dur_ns 0.
 -- Units:     *_ns integer nanoseconds; *_count kernels; size_bytes bytes; bandwidth_gbps GB/s (10^9
 --            bytes/s); ratio_of_e2e = dur_ns / E2E of the rank (0–1).
 CREATE OR REPLACE VIEW overall_summary AS
@@ -51,23 +60,100 @@ cap AS (
     WHERE kind IN ('computing', 'busy', 'all')
     GROUP BY run_id, rank
 ),
+rank_kind AS (
+    -- which of msprof-analyze's input paths the rank is: Kineto (gpu), Ascend DB, torch_npu text
+    SELECT c.run_id, c.rank, r.platform,
+           EXISTS (SELECT 1 FROM source_file AS f
+                   WHERE f.run_id = c.run_id AND f.rank = c.rank AND f.format = 'ascend_db') AS is_db
+    FROM cap AS c
+    JOIN run AS r
+        ON r.run_id = c.run_id
+),
+gpu_tick AS (
+    -- msprof-analyze's GPU bitmap (gpu_profiling_parser.__add_marks): a kernel marks the whole µs
+    -- ticks floor(start) + 1 … floor(end), i.e. [start // 1000 + 1, end // 1000 + 1) in µs
+    SELECT k.run_id, k.rank, k.ts_ns // 1000 + 1 AS t0, (k.ts_ns + k.dur_ns) // 1000 + 1 AS t1,
+           starts_with(lower(k.name), 'nccl') AS is_nccl
+    FROM kernel AS k
+    JOIN run AS r
+        ON r.run_id = k.run_id
+    WHERE r.platform = 'gpu' AND k.copy_kind IS NULL
+),
+gpu_tick_previous AS (
+    SELECT
+        *,
+        max(CASE WHEN NOT is_nccl THEN t1 END) OVER w AS computing_previous,
+        max(t1) OVER w AS all_previous
+    FROM gpu_tick
+    WINDOW w AS (PARTITION BY run_id, rank ORDER BY t0, t1 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+),
+gpu_ticks AS (
+    -- computing = ticks of non-NCCL kernels; uncovered = ticks of NCCL kernels and no other
+    SELECT run_id, rank,
+           sum(CASE WHEN NOT is_nccl THEN greatest(0, t1 - greatest(t0, coalesce(computing_previous, t0))) ELSE 0 END)
+               AS computing_ticks,
+           sum(greatest(0, t1 - greatest(t0, coalesce(all_previous, t0)))) AS all_ticks
+    FROM gpu_tick_previous
+    GROUP BY run_id, rank
+),
+read_extent AS (
+    -- the device rows msprof-analyze's E2E spans: Kineto kernel and gpu_memcpy events; Ascend DB
+    -- every task tracedb keeps (compute, communication, MEMCPY_ASYNC)
+    SELECT k.run_id, k.rank, min(k.ts_ns) AS start_ns, max(k.ts_ns + k.dur_ns) AS end_ns
+    FROM kernel AS k
+    JOIN rank_kind AS rk
+        ON rk.run_id = k.run_id AND rk.rank = k.rank
+    LEFT JOIN kernel_rule_match AS m
+        ON m.run_id = k.run_id AND m.rank = k.rank AND m.kernel_id = k.kernel_id
+    WHERE rk.is_db OR (rk.platform = 'gpu' AND (k.copy_kind IS NULL OR m.msprof_category = 'Memcpy'))
+    GROUP BY k.run_id, k.rank
+),
+cap_m AS (
+    -- msprof-analyze's headline numbers: torch_npu text as tracedb (Overlap Analysis); Ascend DB
+    -- E2E over every task; Kineto: the 1 µs bitmap, E2E over kernel and gpu_memcpy events
+    SELECT
+        c.run_id, c.rank,
+        CASE WHEN k.platform = 'gpu' THEN coalesce(t.computing_ticks, 0) * 1000 ELSE c.computing_ns END
+            AS computing_ns,
+        CASE WHEN k.platform = 'gpu' THEN coalesce(t.all_ticks - t.computing_ticks, 0) * 1000
+             ELSE c.busy_ns - c.computing_ns END AS uncovered_ns,
+        CASE WHEN (k.platform = 'gpu' OR k.is_db) AND x.start_ns IS NOT NULL THEN x.end_ns - x.start_ns
+             ELSE c.e2e_ns END AS e2e_ns
+    FROM cap AS c
+    JOIN rank_kind AS k
+        ON k.run_id = c.run_id AND k.rank = c.rank
+    LEFT JOIN gpu_ticks AS t
+        ON t.run_id = c.run_id AND t.rank = c.rank
+    LEFT JOIN read_extent AS x
+        ON x.run_id = c.run_id AND x.rank = c.rank
+),
 grp AS (
     SELECT
         i.run_id, i.rank, i.group_name,
         sum(CASE WHEN i.kind = 'group' THEN i.union_ns ELSE 0 END) - max(c.computing_ns) AS uncovered_ns,
         CASE WHEN sum(CASE WHEN i.kind = 'wait' THEN 1 ELSE 0 END) > 0
              THEN sum(CASE WHEN i.kind = 'wait' THEN i.union_ns ELSE 0 END) - max(c.computing_ns)
-             ELSE 0 END AS wait_ns
+             ELSE 0 END AS wait_ns,
+        -- msprof-analyze's Ascend DB path waits on another plane where the chosen one has no Notify_Wait
+        CASE WHEN sum(CASE WHEN i.kind = 'msprof_wait' THEN 1 ELSE 0 END) > 0
+             THEN sum(CASE WHEN i.kind = 'msprof_wait' THEN i.union_ns ELSE 0 END) - max(c.computing_ns)
+             WHEN sum(CASE WHEN i.kind = 'wait' THEN 1 ELSE 0 END) > 0
+             THEN sum(CASE WHEN i.kind = 'wait' THEN i.union_ns ELSE 0 END) - max(c.computing_ns)
+             ELSE 0 END AS msprof_wait_ns
     FROM unions AS i
     JOIN cap AS c
         ON c.run_id = i.run_id AND c.rank = i.rank
-    WHERE i.kind IN ('group', 'wait')
+    WHERE i.kind IN ('group', 'wait', 'msprof_wait')
     GROUP BY i.run_id, i.rank, i.group_name
 ),
 grp_label AS (
     -- "{pg_name}: Group <g> Communication" where profiler_metadata.json names the group
-    SELECT g.*, coalesce(l.label, 'Group ' || g.group_name || ' Communication') AS label
+    SELECT g.*, coalesce(l.label, 'Group ' || g.group_name || ' Communication') AS label,
+           CASE WHEN k.is_db THEN g.group_name
+                ELSE coalesce(l.label, 'Group ' || g.group_name || ' Communication') END AS msprof_label
     FROM grp AS g
+    JOIN rank_kind AS k
+        ON k.run_id = g.run_id AND k.rank = g.rank
     LEFT JOIN tracedb_internal.comm_group_label AS l
         ON l.run_id = g.run_id AND l.rank = g.rank AND l.group_name = g.group_name
 ),
@@ -129,6 +215,48 @@ sub_row AS (
     ) AS x
     GROUP BY run_id, rank, metric, parent_metric, position
 ),
+compute_m AS (
+    -- the same, by msprof-analyze's own reading of the rules (kernel_rule_match.msprof_*)
+    SELECT
+        run_id, rank, name, dur_ns, msprof_sub_category AS sub_category,
+        CASE msprof_category
+            WHEN 'Flash Attention' THEN CASE WHEN msprof_direction = 'bwd' THEN 'Flash Attention (Backward)'
+                                             ELSE 'Flash Attention (Forward)' END
+            WHEN 'Conv' THEN CASE WHEN msprof_direction = 'bwd' THEN 'Conv (Backward)' ELSE 'Conv (Forward)' END
+            WHEN 'Paged Attention' THEN 'Page Attention'
+            WHEN 'MC2' THEN name
+            ELSE msprof_category
+        END AS metric,
+        msprof_category AS category
+    FROM tracedb_internal.kernel_class
+    WHERE msprof_category NOT IN ('Other', 'Lccl', 'Communication', 'Memcpy', 'Memset', 'SDMA')
+),
+category_row_m AS (
+    SELECT run_id, rank, metric, 'Computing Time' AS parent_metric, sum(dur_ns) AS dur_ns, count(*) AS kernel_count,
+           CASE WHEN any_value(category) = 'MC2' THEN '1' ELSE
+           CASE metric WHEN 'Flash Attention (Forward)' THEN '2' WHEN 'Flash Attention (Backward)' THEN '3'
+                       WHEN 'Conv (Forward)' THEN '4' WHEN 'Conv (Backward)' THEN '5' WHEN 'Matmul' THEN '6'
+                       WHEN 'Page Attention' THEN '7' WHEN 'Vector' THEN '8' WHEN 'Cube' THEN '9'
+                       WHEN 'SDMA (Tensor Move)' THEN 'A' ELSE 'B' END END AS position
+    FROM compute_m
+    GROUP BY run_id, rank, metric
+),
+sub_row_m AS (
+    SELECT run_id, rank, metric, parent_metric, sum(dur_ns) AS dur_ns, count(*) AS kernel_count, position
+    FROM (
+        SELECT
+            run_id, rank, dur_ns, metric AS parent_metric,
+            CASE WHEN metric = 'Vector'
+                 THEN CASE WHEN sub_category = 'trans' THEN 'Vector (Trans)' ELSE 'Vector (No Trans)' END
+                 ELSE metric || CASE WHEN sub_category = 'cube' THEN ' (Cube)' ELSE ' (Vector)' END END AS metric,
+            CASE WHEN metric = 'Vector' THEN CASE WHEN sub_category = 'trans' THEN '1' ELSE '2' END
+                 ELSE CASE WHEN sub_category = 'cube' THEN '1' ELSE '2' END END AS position
+        FROM compute_m
+        WHERE metric IN ('Flash Attention (Forward)', 'Flash Attention (Backward)', 'Conv (Forward)',
+                         'Conv (Backward)', 'Matmul', 'Vector')
+    ) AS x
+    GROUP BY run_id, rank, metric, parent_metric, position
+),
 stream_use AS (
     -- per stream: computing kernels (msprof-analyze's compute task types: not an *_SQE scheduler
     -- task) and the copies its SDMA row counts (NPU: every copy task; GPU: HtoD / DtoH / DtoD)
@@ -139,10 +267,18 @@ stream_use AS (
         sum(CASE WHEN k.copy_kind IS NOT NULL AND (r.platform = 'npu' OR k.copy_kind IN ('HtoD', 'DtoH', 'DtoD'))
                  THEN 1 ELSE 0 END) AS copy_n,
         sum(CASE WHEN k.copy_kind IS NOT NULL AND (r.platform = 'npu' OR k.copy_kind IN ('HtoD', 'DtoH', 'DtoD'))
-                 THEN k.dur_ns ELSE 0 END) AS copy_ns
+                 THEN k.dur_ns ELSE 0 END) AS copy_ns,
+        -- the copies msprof-analyze itself reads there (kernel_rule_match.msprof_category): NPU SDMA_SQE /
+        -- PCIE_DMA_SQE tasks with a "Stream Id"; Kineto gpu_memcpy events named HtoD / DtoD / DtoH
+        sum(CASE WHEN (r.platform = 'npu' AND m.msprof_category = 'SDMA')
+                      OR (r.platform = 'gpu' AND m.msprof_category = 'Memcpy'
+                          AND regexp_matches(lower(k.name), 'htod|dtod|dtoh'))
+                 THEN k.dur_ns ELSE 0 END) AS msprof_copy_ns
     FROM kernel AS k
     JOIN run AS r
         ON r.run_id = k.run_id
+    LEFT JOIN kernel_rule_match AS m
+        ON m.run_id = k.run_id AND m.rank = k.rank AND m.kernel_id = k.kernel_id
     WHERE k.stream_id IS NOT NULL
     GROUP BY k.run_id, k.rank, k.stream_id, r.platform
 ),
@@ -150,7 +286,7 @@ sdma AS (
     -- msprof-analyze's SDMA row (npu_profiling_parser.__add_sdma_time, gpu_profiling_parser):
     -- Σ dur of the copies on the compute streams (NPU: every stream with a computing kernel; GPU:
     -- the stream with the most computing kernels)
-    SELECT run_id, rank, sum(copy_n) AS copy_count, sum(copy_ns) AS copy_ns
+    SELECT run_id, rank, sum(copy_n) AS copy_count, sum(copy_ns) AS copy_ns, sum(msprof_copy_ns) AS msprof_copy_ns
     FROM (SELECT *, row_number() OVER (PARTITION BY run_id, rank ORDER BY compute_n DESC, first_ns, stream_id) AS n
           FROM stream_use
           WHERE compute_n > 0) AS x
@@ -242,6 +378,81 @@ metric_row AS (
     SELECT run_id, rank, 'Mem Usage', NULL, NULL, NULL, size_bytes, '5'
     FROM mem
 ),
+msprof_row AS (
+    -- msprof-analyze's numbers for the same rows (and the rows only it has), keyed by tracedb's
+    -- labels; msprof_metric is the label it prints
+    SELECT c.run_id, c.rank, 'Computing Time' AS metric, CAST(NULL AS VARCHAR) AS parent_metric,
+           'Computing Time' AS msprof_metric, c.computing_ns AS dur_ns,
+           coalesce((SELECT sum(x.kernel_count) FROM category_row_m AS x WHERE x.run_id = c.run_id AND x.rank = c.rank), 0)
+               AS kernel_count, '1' AS sort_key
+    FROM cap_m AS c
+    UNION ALL
+    SELECT run_id, rank, metric, parent_metric, metric, dur_ns, kernel_count, '1.' || position || '.' || metric
+    FROM category_row_m
+    UNION ALL
+    SELECT s.run_id, s.rank, s.metric, s.parent_metric, s.metric, s.dur_ns, s.kernel_count,
+           '1.' || c.position || '.' || s.parent_metric || '.' || s.position
+    FROM sub_row_m AS s
+    JOIN category_row_m AS c
+        ON c.run_id = s.run_id AND c.rank = s.rank AND c.metric = s.parent_metric
+    UNION ALL
+    SELECT c.run_id, c.rank, 'Other', 'Computing Time', 'Other',
+           greatest(0, c.computing_ns - coalesce((SELECT sum(x.dur_ns) FROM category_row_m AS x
+                                                   WHERE x.run_id = c.run_id AND x.rank = c.rank), 0)),
+           NULL, '1.C'
+    FROM cap_m AS c
+    UNION ALL
+    SELECT run_id, rank, 'Uncovered Communication Time', NULL, 'Uncovered Communication Time', uncovered_ns, NULL, '2'
+    FROM cap_m
+    UNION ALL
+    SELECT run_id, rank, label, 'Uncovered Communication Time', msprof_label, uncovered_ns, NULL, '2.' || group_name
+    FROM grp_label
+    UNION ALL
+    SELECT run_id, rank, 'Wait', label, 'Wait', msprof_wait_ns, NULL, '2.' || group_name || '.1'
+    FROM grp_label
+    UNION ALL
+    SELECT run_id, rank, 'Transmit', label, 'Transmit', uncovered_ns - msprof_wait_ns, NULL, '2.' || group_name || '.2'
+    FROM grp_label
+    UNION ALL
+    SELECT metric_row.run_id, metric_row.rank, metric_row.metric, metric_row.parent_metric, metric_row.metric,
+           metric_row.dur_ns, NULL, metric_row.sort_key
+    FROM metric_row
+    WHERE metric_row.sort_key LIKE '2.~%'
+    UNION ALL
+    SELECT run_id, rank, 'Free Time', NULL, 'Free Time', e2e_ns - computing_ns - uncovered_ns, NULL, '3'
+    FROM cap_m
+    UNION ALL
+    SELECT c.run_id, c.rank, 'SDMA', 'Free Time', 'SDMA', coalesce(d.msprof_copy_ns, 0), NULL, '3.1'
+    FROM cap_m AS c
+    LEFT JOIN sdma AS d
+        ON d.run_id = c.run_id AND d.rank = c.rank
+    UNION ALL
+    SELECT c.run_id, c.rank, 'Free', 'Free Time', 'Free', c.e2e_ns - c.computing_ns - c.uncovered_ns - coalesce(d.msprof_copy_ns, 0),
+           NULL, '3.2'
+    FROM cap_m AS c
+    LEFT JOIN sdma AS d
+        ON d.run_id = c.run_id AND d.rank = c.rank
+    UNION ALL
+    SELECT run_id, rank, 'E2E Time', NULL, 'E2E Time', e2e_ns, NULL, '4'
+    FROM cap_m
+),
+both_row AS (
+    -- tracedb's rows beside msprof-analyze's: a row either has
+    SELECT
+        coalesce(t.run_id, m.run_id) AS run_id, coalesce(t.rank, m.rank) AS rank,
+        coalesce(t.metric, m.metric) AS metric, coalesce(t.parent_metric, m.parent_metric) AS parent_metric,
+        CASE WHEN t.metric IS NOT NULL THEN t.dur_ns ELSE 0 END AS dur_ns,
+        coalesce(t.kernel_count, CASE WHEN m.kernel_count IS NOT NULL THEN 0 END) AS kernel_count,
+        t.size_bytes, coalesce(t.sort_key, m.sort_key) AS sort_key,
+        coalesce(m.msprof_metric, t.metric) AS msprof_metric,
+        CASE WHEN m.metric IS NOT NULL THEN m.dur_ns WHEN t.dur_ns IS NOT NULL THEN 0 END AS msprof_dur_ns,
+        CASE WHEN m.metric IS NOT NULL THEN m.kernel_count WHEN t.kernel_count IS NOT NULL THEN 0 END
+            AS msprof_kernel_count
+    FROM metric_row AS t
+    FULL OUTER JOIN msprof_row AS m
+        ON m.run_id = t.run_id AND m.rank = t.rank AND m.metric = t.metric
+        AND m.parent_metric IS NOT DISTINCT FROM t.parent_metric
+),
 bandwidth_row AS (
     SELECT run_id, rank, transport_type || ' Bandwidth' AS metric,
            CASE transport_type WHEN 'RDMA' THEN '6' ELSE '7' END AS sort_key,
@@ -250,10 +461,10 @@ bandwidth_row AS (
 ),
 all_row AS (
     SELECT m.run_id, m.rank, m.metric, m.parent_metric, m.dur_ns, m.kernel_count, m.size_bytes,
-           CAST(NULL AS DOUBLE) AS bandwidth_gbps, m.sort_key
-    FROM metric_row AS m
+           CAST(NULL AS DOUBLE) AS bandwidth_gbps, m.sort_key, m.msprof_metric, m.msprof_dur_ns, m.msprof_kernel_count
+    FROM both_row AS m
     UNION ALL
-    SELECT run_id, rank, metric, NULL, NULL, NULL, NULL, bandwidth_gbps, sort_key
+    SELECT run_id, rank, metric, NULL, NULL, NULL, NULL, bandwidth_gbps, sort_key, metric, NULL, NULL
     FROM bandwidth_row
 )
 SELECT
@@ -267,11 +478,14 @@ SELECT
                                                      AS ratio_of_e2e,   -- dur_ns / E2E Time of the rank (msprof-analyze "Duration Ratio")
     m.size_bytes::BIGINT                             AS size_bytes,     -- Mem Usage: max Total Reserved, bytes; NULL for other rows
     m.bandwidth_gbps::DOUBLE                         AS bandwidth_gbps, -- RDMA / SDMA Bandwidth: Transit Size / Transit Time of communication.json's last step, GB/s (= MB/ms); NULL for other rows
-    m.sort_key::VARCHAR                              AS sort_key        -- sorts the rows in msprof-analyze's order (hierarchy)
+    m.sort_key::VARCHAR                              AS sort_key,       -- sorts the rows in msprof-analyze's order (hierarchy)
+    m.msprof_metric::VARCHAR                         AS msprof_metric,  -- the label msprof-analyze prints for the row (Ascend DB groups: the raw group name)
+    m.msprof_dur_ns::BIGINT                          AS msprof_dur_ns,  -- msprof-analyze's duration for the row, by its own rules (docs/msprof-analyze.md): equal to dur_ns where they agree; 0 where it has no such row; NULL for Mem Usage / Bandwidth (same numbers as tracedb's)
+    m.msprof_kernel_count::BIGINT                    AS msprof_kernel_count -- msprof-analyze's Number for the row; NULL where it prints "/"
 FROM all_row AS m
 JOIN cap AS c
     ON c.run_id = m.run_id AND c.rank = m.rank
 JOIN run AS r
     ON r.run_id = m.run_id
-WHERE m.parent_metric IS NULL OR m.dur_ns <> 0
+WHERE m.parent_metric IS NULL OR m.dur_ns <> 0 OR m.msprof_dur_ns <> 0
 ORDER BY r.run_name, m.rank, m.sort_key;

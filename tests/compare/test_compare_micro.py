@@ -1,6 +1,6 @@
 """Hand-built op trees → the alignment (op_match), op_diff, op_alignment, api_diff, the name map and
 the step restriction. Every expected value below is worked out by hand from the rows written here
-(msprof-analyze's rules: tracedb/compare.py docstring).
+(msprof-analyze's rules: tracedb/compare/align.py docstring).
 
 Two runs: ``base`` (run 1, one rank) and ``comp`` (run 2, two ranks 0 and 1).
 """
