@@ -52,7 +52,7 @@ STEPS = ("010_step", "015_step_from_ascend_db", "020_kernel_from_details", "030_
          "050_step_from_kernels", "060_link_from_trace", "070_link_hccl_trace_step", "075_comm_task",
          "080_memory_from_kineto", "090_rank_device", "100_kernel_launch_kineto", "101_kernel_launch_npu",
          "110_op", "120_kernel_op_npu", "121_kernel_op_kineto", "122_op_kernel_count", "125_module",
-         "130_kernel_class")
+         "130_kernel_class", "140_op_shape", "141_precision")
 
 
 @lru_cache(maxsize=1)
