@@ -24,7 +24,9 @@ SELECT
     comparison_device_ns,
     diff_ns,
     device_ratio,
-    match_key
+    match_key,
+    baseline_precision,
+    comparison_precision
 FROM op_alignment_between(
     (SELECT min(run_name) FROM run WHERE role = 'baseline'),
     (SELECT min(run_name) FROM run WHERE role = 'comparison')

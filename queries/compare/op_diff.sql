@@ -22,7 +22,9 @@ SELECT
     diff_total_ns,
     diff_calls,
     total_ratio,
-    avg_ratio
+    avg_ratio,
+    baseline_precision,
+    comparison_precision
 FROM op_diff_between(
     (SELECT min(run_name) FROM run WHERE role = 'baseline'),
     (SELECT min(run_name) FROM run WHERE role = 'comparison')
