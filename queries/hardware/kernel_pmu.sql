@@ -99,4 +99,5 @@ LEFT JOIN name_rule AS r
 LEFT JOIN kernel_pmu_raw AS p
     ON p.run_id = kc.run_id AND p.rank = kc.rank AND p.file_id = kc.file_id AND p.kernel_id = kc.kernel_id
 LEFT JOIN kernel_precision AS kp
-    ON kp.run_id = kc.run_id AND kp.rank = kc.rank AND kp.kernel_id = kc.kernel_id;
+    ON kp.run_id = kc.run_id AND kp.rank = kc.rank AND kp.kernel_id = kc.kernel_id
+ORDER BY run_name, rank, kernel_id;

@@ -84,4 +84,5 @@ SELECT
     r.is_innermost::BOOLEAN                              AS is_innermost      -- op_shape.is_innermost (no matrix op below it)
 FROM counted_rows AS r
 LEFT JOIN peak AS p
-    ON p.device_model = r.device_model AND p.precision = r.math_precision;
+    ON p.device_model = r.device_model AND p.precision = r.math_precision
+ORDER BY run_name, rank, kind, op_id, kernel_id;

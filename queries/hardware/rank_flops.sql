@@ -81,4 +81,4 @@ SELECT
 FROM rates AS r
 JOIN mean_rate AS m
     ON m.run_name = r.run_name AND m.step IS NOT DISTINCT FROM r.step AND m.source = r.source
-ORDER BY run_name, step, rank;
+ORDER BY run_name, source, step, rank;

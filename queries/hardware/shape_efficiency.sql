@@ -146,4 +146,4 @@ SELECT
 FROM checked AS c
 LEFT JOIN capture AS x
     ON x.run_id = c.run_id AND x.rank = c.rank
-ORDER BY run_name, rank, device_ns DESC, name, operand_shapes;
+ORDER BY run_name, rank, device_ns DESC, kind, name, family, operand_shapes, precision;
