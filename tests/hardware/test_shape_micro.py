@@ -77,6 +77,11 @@ WITH_FLOPS = [
     # an fp32 matmul running TF32 (cuDNN / cuBLAS name it)
     *matmul_call(3, 300.0, [64, 128], [128, 256], "float", "sm80_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize64x64x8",
                  400.0, 8.0, flops=2 * 64 * 128 * 256),
+    # the issue's H100 case (here on the A100, same rules): aten::bmm [16,5185,64] x [16,64,5185], no flops arg
+    X("cpu_op", "aten::bmm", 1, 350.0, 20.0, **{"Input Dims": [[16, 5185, 64], [16, 64, 5185]],
+                                                "Input type": ["c10::BFloat16", "c10::BFloat16"]}),
+    X("cuda_runtime", "cudaLaunchKernel", 1, 355.0, 5.0, correlation=4),
+    X("kernel", "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_tn", 7, 300.0, 50.0, correlation=4, stream=7, device=0),
 ]
 
 
@@ -202,7 +207,7 @@ def test_precision_share_splits_the_step(db):
     # by kernel class too: the bf16 GEMM (Matmul, launched by aten::mm) and the bf16 add (Vector)
     assert rows(db, "SELECT category, precision, device_ns FROM precision_share WHERE run_name = 'flops' "
                     "ORDER BY category, precision") == \
-        [("Matmul", "bf16", 10_000), ("Matmul", "tf32", 8_000), ("Vector", "bf16", 2_000)]
+        [("Matmul", "bf16", 10_000 + 50_000), ("Matmul", "tf32", 8_000), ("Vector", "bf16", 2_000)]
 
 
 def test_rules_are_data(db, tmp_path):
@@ -225,3 +230,13 @@ def test_rules_are_data(db, tmp_path):
                            "ORDER BY op_id LIMIT 1").fetchall() == [(120.0,)]
     finally:
         con.close()
+
+
+def test_the_issues_bmm_is_misaligned_in_m_and_n(db):
+    got = rows(db, "SELECT name, precision, batch, m, n, k, misaligned_dims, aligned, aligned_efficient, padded_m, "
+                   "padded_n, padded_k FROM shape_efficiency WHERE run_name = 'flops' AND family = 'bmm'")
+    # M = N = 5185 = 8·648 + 1 → 5192 = 8·649; K = 64 fine; Ampere bf16: 8 / 64 (alignment_rule 11)
+    assert got == [("aten::bmm", "bf16", 16, 5185, 5185, 64, "M,N", False, False, 5192, 5192, 64)]
+    # without Kineto's flops arg the bmm is not counted in a with_flops rank (Kineto's FLOPs only)
+    assert rows(db, "SELECT shape_flops, counted FROM op_flops WHERE run_name = 'flops' AND family = 'bmm'") == \
+        [(2 * 16 * 5185 * 5185 * 64, False)]
