@@ -81,19 +81,33 @@ def gemm_fits(name: str, dims: list) -> bool:
     return True
 
 
+def recorded_dims(value) -> list:
+    """Kineto writes a JSON list of lists; torch_npu's trace_view.json a string "32,4096;\r\n4096,9216"."""
+    if isinstance(value, str):
+        return [[int(x) for x in part.strip().split(",") if x.strip()] for part in value.split(";")]
+    return value or []
+
+
 def kineto_matrix_ops(rel: str) -> tuple[int, int]:
     """(matrix op calls, of which the recorded dims fit the signature)."""
-    doc = json.load(gzip.open(CORPUS / rel))
-    ops = [e for e in doc["traceEvents"] if e.get("ph") == "X" and str(e.get("cat", "")).lower() in
+    p = CORPUS / rel
+    if p.is_dir():
+        doc = json.loads((p / "ASCEND_PROFILER_OUTPUT/trace_view.json").read_text())
+    else:
+        doc = json.load(gzip.open(p))
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    ops = [e for e in events if e.get("ph") == "X" and str(e.get("cat", "")).lower() in
            ("cpu_op", "operator") and e.get("name") in MATRIX_OPS]
     args = [e.get("args") or {} for e in ops]
-    fits = sum(1 for e, a in zip(ops, args) if gemm_fits(e["name"], a.get("Input Dims", a.get("Input dims", []))))
+    fits = sum(1 for e, a in zip(ops, args)
+               if gemm_fits(e["name"], recorded_dims(a.get("Input Dims", a.get("Input dims")))))
     return len(ops), fits
 
 
-@pytest.mark.parametrize("run", sorted(KINETO))
+@pytest.mark.parametrize("run", sorted(KINETO) + ["npu2025", "npu2024"])
 def test_every_kineto_matrix_op_has_an_op_shape_row(db, run):
-    want, fits = kineto_matrix_ops(KINETO[run])
+    """Kineto traces, and the framework ops of torch_npu's trace_view.json (record_shapes)."""
+    want, fits = kineto_matrix_ops({**KINETO, **NPU}[run])
     (n, parsed), = rows(db, "SELECT count(*), count(*) FILTER (WHERE parsed) FROM op_shape JOIN run USING (run_id) "
                             "WHERE run_name = ? AND kind = 'op' AND family <> 'elementwise'", [run])
     assert n == want

@@ -191,3 +191,16 @@ def test_op_diff_and_op_alignment_show_each_sides_precision(db):
         con.close()
     assert got == [("aten::linear", "fp32", "bf16")]
     assert diff == [("aten::linear", "fp32", "bf16", 40_000, 10_000)]
+
+
+def test_a_flops_file_alone_is_read_and_a_bad_one_named(tmp_path):
+    """Before issue 41 a flops_summary_{rank}.json was refused as "not a Kineto trace"."""
+    from tracedb.errors import InputError
+    db = tmp_path / "f.duckdb"
+    ingest_paths(db, FIXTURES / "mindspore/flops/flops_summary_0.json", run="one")
+    assert rows(db, "SELECT rank, total_mflop FROM profiler_flops_summary") == [(0, 8167.743)]
+    bad = tmp_path / "flops_scope_3.json"
+    bad.write_text('{"data": {"links": [{"source": "Total", "value": 1.0}]}, "max_scope_num": 1}')
+    with pytest.raises(InputError) as e:
+        ingest_paths(db, bad, run="bad")
+    assert str(bad) in str(e.value) and "data.links[0]" in str(e.value)
