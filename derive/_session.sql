@@ -49,7 +49,16 @@ CREATE OR REPLACE TEMP MACRO rank_files(run, r, fmts) AS TABLE
 CREATE OR REPLACE TEMP TABLE kernel_details_parsed (
     run_id INTEGER, rank INTEGER, file_id INTEGER, step INTEGER, name VARCHAR, op_type VARCHAR,
     accelerator_core VARCHAR, device_id INTEGER, stream_id VARCHAR, ts_ns BIGINT, dur_ns BIGINT, wait_ns BIGINT,
-    is_communication BOOLEAN, input_shapes VARCHAR, input_dtypes VARCHAR, output_shapes VARCHAR, block_dim INTEGER
+    is_communication BOOLEAN, input_shapes VARCHAR, input_dtypes VARCHAR, output_shapes VARCHAR, block_dim INTEGER,
+    -- beside the kernel table's: kernel_details.csv's HF32 Eligible, formats and PMU columns
+    -- (kernel_pmu_raw, fieldmaps/kernel_pmu.py); NULL where the file lacks them
+    hf32_eligible BOOLEAN, input_formats VARCHAR, output_dtypes VARCHAR, aicore_time_ns BIGINT,
+    aic_total_cycles BIGINT, aic_mac_time_ns BIGINT, aic_mac_ratio DOUBLE, aic_scalar_ratio DOUBLE,
+    aic_mte1_ratio DOUBLE, aic_mte2_ratio DOUBLE, aic_fixpipe_ratio DOUBLE, aic_mac_fp16_ratio DOUBLE,
+    aic_mac_int8_ratio DOUBLE, aic_cube_fops DOUBLE, aiv_time_ns BIGINT, aiv_total_cycles BIGINT,
+    aiv_vec_time_ns BIGINT, aiv_vec_ratio DOUBLE, aiv_scalar_ratio DOUBLE, aiv_mte2_ratio DOUBLE,
+    aiv_mte3_ratio DOUBLE, aiv_vec_fp32_ratio DOUBLE, aiv_vec_fp16_ratio DOUBLE, aiv_vector_fops DOUBLE,
+    cube_utilization_pct DOUBLE
 );
 
 -- NPU (trace_view.json) flows of category flow_cat (HostToDevice: the launch, derive/101;
@@ -127,3 +136,37 @@ CREATE OR REPLACE TEMP MACRO module_tree(run, r, bwd) AS TABLE
         FROM parent AS c JOIN path AS p ON c.parent_module_id = p.module_id
     )
     SELECT module_id, parent_module_id, module_path, depth FROM path;
+
+-- Shapes and types as the profilers record them (derive/140, 141): op.input_dims is JSON text
+-- ([[16,5185,64],[16,64,5185]], Kineto) or ';'-separated text with CR/LF (32,4096;\r\n4096,9216,
+-- torch_npu trace_view.json and DB); kernel.input_shapes is ';'-separated (4096,1024;4096,1024).
+-- shape_list → one BIGINT list per operand ([] for a scalar); NULL when it is neither form.
+CREATE OR REPLACE TEMP MACRO shape_list(t) AS (
+    CASE WHEN t IS NULL THEN NULL
+         WHEN starts_with(ltrim(t), '[') THEN TRY_CAST(t AS BIGINT[][])
+         ELSE TRY_CAST('[[' || replace(regexp_replace(t, '[\s"]', '', 'g'), ';', '],[') || ']]' AS BIGINT[][])
+    END
+);
+-- dtype_list → one type name per operand ('' for an untyped argument): JSON strings, else ';'-separated
+CREATE OR REPLACE TEMP MACRO dtype_list(t) AS (
+    CASE WHEN t IS NULL THEN NULL
+         WHEN starts_with(ltrim(t), '[') THEN regexp_extract_all(t, '"([^"]*)"', 1)
+         ELSE list_transform(string_split(t, ';'), lambda x: trim(x, ' ' || chr(9) || chr(10) || chr(13) || '"'))
+    END
+);
+-- A recorded data type → precision: fp64, fp32, fp16, bf16, fp8, int8, other (an integer or bool
+-- tensor); NULL for what is no tensor type (Scalar, ScalarList, GenericList, TensorList, Int,
+-- Bool, '' of Kineto; N/A, UNDEFINED of CANN).
+CREATE OR REPLACE TEMP MACRO precision_of(dtype) AS (
+    CASE
+        WHEN lower(dtype) IN ('float', 'float32', 'dt_float', 'dt_float32', 'fp32') THEN 'fp32'
+        WHEN lower(dtype) IN ('double', 'float64', 'dt_double', 'dt_float64', 'fp64') THEN 'fp64'
+        WHEN lower(dtype) IN ('c10::half', 'half', 'float16', 'dt_float16', 'fp16') THEN 'fp16'
+        WHEN lower(dtype) IN ('c10::bfloat16', 'bfloat16', 'dt_bf16', 'dt_bfloat16', 'bf16') THEN 'bf16'
+        WHEN lower(dtype) LIKE '%float8%' OR lower(dtype) LIKE 'dt_fp8%' OR lower(dtype) LIKE '%hifloat8%' THEN 'fp8'
+        WHEN lower(dtype) IN ('signed char', 'int8', 'dt_int8', 'c10::qint8', 'qint8') THEN 'int8'
+        WHEN lower(dtype) IN ('int', 'long int', 'long', 'short int', 'unsigned char', 'bool', 'int16', 'int32',
+                              'int64', 'uint8', 'dt_int16', 'dt_int32', 'dt_int64', 'dt_uint8', 'dt_bool',
+                              'c10::quint8', 'c10::qint32', 'complex<float>', 'c10::complex<float>') THEN 'other'
+    END
+);

@@ -74,7 +74,10 @@ DIARY = re.compile(r"\bmeasured\b|\btook\s+\d|\d\s*m?s\s+(?:instead of|against|v
 # Unit suffixes of numeric output columns, with the type each must have.
 SUFFIX_TYPES = {"_ns": "BIGINT", "_bytes": "BIGINT", "_count": "BIGINT", "_ratio": "DOUBLE", "_gbps": "DOUBLE",
                 "_pct": "DOUBLE",       # percent 0-100 (style.md: *_pct), e.g. cpu_utilization
-                "_per_ms": "DOUBLE"}    # a rate per millisecond (MindSpore pipeline throughput, rows per ms)
+                "_per_ms": "DOUBLE",    # a rate per millisecond (MindSpore pipeline throughput, rows per ms)
+                # issue 41 (queries/hardware): throughput in 10^12 FLOP/s, PMU cycle and
+                # floating-point-operation counters, alignment multiples (elements)
+                "_tflops": "DOUBLE", "_cycles": "BIGINT", "_fops": "DOUBLE", "_multiple": "INTEGER"}
 # Numeric columns that are not quantities: keys, ordinals, ranks.
 IDENTIFIERS = {"run_id", "rank", "step", "file_id", "kernel_id", "plane_id", "src_rank", "dst_rank",
                "seq", "island", "execution", "order_id", "op_id", "parent_op_id", "msprof_parent_op_id", "cause_rank", "module_id", "parent_module_id", "module_level", "rule_id", "baseline_rank",
@@ -91,6 +94,11 @@ UNSUFFIXED = {
     "value": "comm_op_check long format: the unit is in its metric", "profiler_value": "as value",
     "diff": "as value", "z_score": "dimensionless by definition",
     "ratio_of_e2e": "overall_summary, a name issue 15 fixed: dur_ns / E2E (0-1)",
+    # issue 41: shape dimensions (elements) in the GEMM / conv names of the field, and FLOP counts
+    "batch": "shape dim", "m": "GEMM M", "n": "GEMM N", "k": "GEMM K", "c_in": "conv channels",
+    "c_out": "conv channels", "padded_m": "as m", "padded_n": "as n", "padded_k": "as k",
+    "padded_c_in": "as c_in", "padded_c_out": "as c_out",
+    "flops": "floating-point operations (a count)", "shape_flops": "as flops", "profiler_flops": "as flops",
 }
 
 # One word per meaning: each word, what it means, and the objects whose name or output columns use

@@ -3,9 +3,9 @@
 --            op one side lacks with the other side NULL; ordered by order_id.
 -- Source:    op_match (tracedb/compare.py: SequenceMatcher over the top-level ops per
 --            forward/backward segment, drill-down by --max-kernel-num), op (name, input_dims,
---            input_types, kernel_total_count, device_total_ns). The kernels of an op: kernel.op_id of
---            the op and the ops below it. op.msprof_device_total_ns (derive/126) for the
---            msprof_* columns.
+--            input_types, kernel_total_count, device_total_ns), op_precision (derive/141). The
+--            kernels of an op: kernel.op_id of the op and the ops below it.
+--            op.msprof_device_total_ns (derive/126) for the msprof_* columns.
 -- Reference: msprof-analyze compare OperatorCompare (Order Id, Operator Name, Input Shape, Input
 --            Type, Device Duration per side, Diff Duration = comparison − baseline, Diff Ratio =
 --            comparison / baseline). Its Device Duration also counts the copies its flows link to
@@ -46,10 +46,16 @@ SELECT
          THEN coalesce(c.device_total_ns, 0)::DOUBLE / b.device_total_ns END::DOUBLE AS device_ratio,  -- comparison / baseline device time (Diff Ratio); NULL when the baseline has none
     m.match_key::VARCHAR                              AS match_key,                  -- key the pair matched on; NULL for an unmatched row
     b.msprof_device_total_ns::BIGINT                  AS baseline_msprof_device_ns,  -- msprof-analyze's Device Duration of the baseline op: its tasks in its cross-thread tree, NPU copies (MEMCPY_ASYNC) and Kineto gpu_memcpy included (op.msprof_device_total_ns), ns
-    c.msprof_device_total_ns::BIGINT                  AS comparison_msprof_device_ns -- msprof-analyze's Device Duration of the comparison op (op.msprof_device_total_ns), ns
+    c.msprof_device_total_ns::BIGINT                  AS comparison_msprof_device_ns, -- msprof-analyze's Device Duration of the comparison op (op.msprof_device_total_ns), ns
+    bp.precision::VARCHAR                             AS baseline_precision,         -- precision of the baseline op (op_precision: its first floating-point input type; fp32, bf16, fp16 ...)
+    cp.precision::VARCHAR                             AS comparison_precision        -- precision of the comparison op
 FROM pair AS m
 LEFT JOIN op AS b
     ON b.run_id = m.baseline_run_id AND b.rank = m.baseline_rank AND b.op_id = m.baseline_op_id
 LEFT JOIN op AS c
     ON c.run_id = m.comparison_run_id AND c.rank = m.comparison_rank AND c.op_id = m.comparison_op_id
+LEFT JOIN op_precision AS bp
+    ON bp.run_id = m.baseline_run_id AND bp.rank = m.baseline_rank AND bp.op_id = m.baseline_op_id
+LEFT JOIN op_precision AS cp
+    ON cp.run_id = m.comparison_run_id AND cp.rank = m.comparison_rank AND cp.op_id = m.comparison_op_id
 ORDER BY order_id;

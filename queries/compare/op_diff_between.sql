@@ -5,7 +5,8 @@
 --            --max-kernel-num); without an alignment, the top-level ops (children of ProfilerStep#N
 --            and roots outside steps). Steps restricted by compare_step.
 -- Source:    op.device_total_ns (Σ kernel.dur_ns of the kernels the op and its subtree launched),
---            op.name, op_name_map, op_match, compare_step.
+--            op.name, op_name_map, op_match, compare_step; op_precision (derive/141: the op's first
+--            floating-point input type, Kineto / trace_view "Input type").
 -- Reference: msprof-analyze compare OperatorCompareStatistic (Base/Comparison Device Duration,
 --            Operator Number, Diff Duration = comparison − baseline, Diff Ratio = comparison /
 --            baseline); totals are per rank (Σ over the run's ranks ÷ its ranks with ops), equal to
@@ -28,9 +29,11 @@ c_run AS (
 ops AS (
     -- the two runs' ops, named once: compare_op is a view (op, its parent op, the name map and
     -- the compared steps), and each use of it is planned again
-    SELECT run_id, rank, op_id, op_key, device_total_ns, msprof_device_total_ns, is_top
-    FROM tracedb_internal.compare_op
-    WHERE run_id IN (SELECT run_id FROM b_run UNION ALL SELECT run_id FROM c_run)
+    SELECT o.run_id, o.rank, o.op_id, o.op_key, o.device_total_ns, o.msprof_device_total_ns, o.is_top, p.precision
+    FROM tracedb_internal.compare_op AS o
+    LEFT JOIN op_precision AS p
+        ON p.run_id = o.run_id AND p.rank = o.rank AND p.op_id = o.op_id
+    WHERE o.run_id IN (SELECT run_id FROM b_run UNION ALL SELECT run_id FROM c_run)
 ),
 pair AS (
     SELECT m.*
@@ -42,23 +45,23 @@ aligned AS (
     SELECT count(*) AS n FROM pair
 ),
 b_ops AS (
-    SELECT o.op_key, o.rank, o.device_total_ns, o.msprof_device_total_ns
+    SELECT o.op_key, o.rank, o.device_total_ns, o.msprof_device_total_ns, o.precision
     FROM ops AS o
     JOIN b_run ON o.run_id = b_run.run_id
     JOIN pair AS m ON m.baseline_rank = o.rank AND m.baseline_op_id = o.op_id
     UNION ALL
-    SELECT o.op_key, o.rank, o.device_total_ns, o.msprof_device_total_ns
+    SELECT o.op_key, o.rank, o.device_total_ns, o.msprof_device_total_ns, o.precision
     FROM ops AS o
     JOIN b_run ON o.run_id = b_run.run_id
     WHERE o.is_top AND (SELECT n FROM aligned) = 0
 ),
 c_ops AS (
-    SELECT o.op_key, o.rank, o.device_total_ns, o.msprof_device_total_ns
+    SELECT o.op_key, o.rank, o.device_total_ns, o.msprof_device_total_ns, o.precision
     FROM ops AS o
     JOIN c_run ON o.run_id = c_run.run_id
     JOIN pair AS m ON m.comparison_rank = o.rank AND m.comparison_op_id = o.op_id
     UNION ALL
-    SELECT o.op_key, o.rank, o.device_total_ns, o.msprof_device_total_ns
+    SELECT o.op_key, o.rank, o.device_total_ns, o.msprof_device_total_ns, o.precision
     FROM ops AS o
     JOIN c_run ON o.run_id = c_run.run_id
     WHERE o.is_top AND (SELECT n FROM aligned) = 0
@@ -78,6 +81,23 @@ b AS (
 c AS (
     SELECT op_key, count(*) AS calls, sum(device_total_ns) AS total_ns, sum(msprof_device_total_ns) AS msprof_ns
     FROM c_ops GROUP BY op_key
+),
+side_precision AS (
+    -- per side and op name, the precision with the most device time (then the most ops, then
+    -- the name): "fp32 on the NPU, bf16 on the GPU"
+    SELECT side AS p_side, op_key AS p_key, precision AS p_precision
+    FROM (
+        SELECT side, op_key, precision,
+               row_number() OVER (PARTITION BY side, op_key ORDER BY ns DESC, n DESC, precision) AS pick
+        FROM (
+            SELECT 'b' AS side, op_key, precision, sum(device_total_ns) AS ns, count(*) AS n
+            FROM b_ops WHERE precision IS NOT NULL GROUP BY op_key, precision
+            UNION ALL
+            SELECT 'c', op_key, precision, sum(device_total_ns), count(*)
+            FROM c_ops WHERE precision IS NOT NULL GROUP BY op_key, precision
+        ) AS per_precision
+    ) AS ranked
+    WHERE pick = 1
 ),
 joined AS (
     SELECT
@@ -126,6 +146,12 @@ SELECT
     CASE WHEN b_calls > 0 AND c_calls > 0 AND b_total > 0
          THEN (c_total::DOUBLE / c_calls) / (b_total::DOUBLE / b_calls) END::DOUBLE AS avg_ratio,  -- comparison / baseline device time per op; NULL when a side has none
     b_msprof_pr::BIGINT                           AS baseline_msprof_total_ns,   -- msprof-analyze's Base Device Duration of the same ops per baseline rank: copies its flows link (NPU MEMCPY_ASYNC, Kineto gpu_memcpy) included, subtrees over all threads (op.msprof_device_total_ns), ns
-    c_msprof_pr::BIGINT                           AS comparison_msprof_total_ns  -- msprof-analyze's Comparison Device Duration of the same ops per comparison rank (op.msprof_device_total_ns), ns
+    c_msprof_pr::BIGINT                           AS comparison_msprof_total_ns, -- msprof-analyze's Comparison Device Duration of the same ops per comparison rank (op.msprof_device_total_ns), ns
+    bp.p_precision::VARCHAR                       AS baseline_precision,   -- precision of the baseline's ops of this name (op_precision: the first floating-point input type; fp32, bf16, fp16 ...), the one with the most device time; NULL when no type was recorded
+    cp.p_precision::VARCHAR                       AS comparison_precision  -- as baseline_precision, comparison side
 FROM per_rank
+LEFT JOIN side_precision AS bp
+    ON bp.p_side = 'b' AND bp.p_key = per_rank.op_key
+LEFT JOIN side_precision AS cp
+    ON cp.p_side = 'c' AND cp.p_key = per_rank.op_key
 ORDER BY diff_total_ns DESC, op_name;

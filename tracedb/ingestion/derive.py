@@ -54,7 +54,7 @@ STEPS = ("010_step", "015_step_from_ascend_db", "020_kernel_from_details", "030_
          "080_memory_from_kineto", "090_rank_device", "091_device_label", "100_kernel_launch_kineto",
          "101_kernel_launch_npu", "110_op", "120_kernel_op_npu", "121_kernel_op_kineto", "122_op_kernel_count",
          "123_op_nsys", "124_host_range", "125_module", "126_op_msprof",
-         "130_kernel_class", "131_gpu_side_kineto", "132_stream_event_launch")
+         "130_kernel_class", "131_gpu_side_kineto", "132_stream_event_launch", "140_op_shape", "141_precision")
 
 
 @lru_cache(maxsize=1)

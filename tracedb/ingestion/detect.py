@@ -46,7 +46,9 @@ MS_FILES = (("mindspore_timeline", re.compile(r"^ascend_timeline_display_(\d+)\.
             # (MindSpore MinddataProfilingAnalyzer looks for them in this order)
             ("minddata_queue", re.compile(r"^device_queue_profiling_(\d+)\.txt$", re.I)),
             ("minddata_queue", re.compile(r"^dataset_iterator_profiling_(\d+)\.txt$", re.I)),
-            ("minddata_cpu", re.compile(r"^minddata_cpu_utilization_(\d+)\.json$", re.I)))
+            ("minddata_cpu", re.compile(r"^minddata_cpu_utilization_(\d+)\.json$", re.I)),
+            ("mindspore_flops_summary", re.compile(r"^flops_summary_(\d+)\.json$", re.I)),
+            ("mindspore_flops_scope", re.compile(r"^flops_scope_(\d+)\.json$", re.I)))
 STEP_POINT = re.compile(r"^step_trace_point_info(?:_(\d+))?\.json$", re.I)
 _KINETO_NAME = re.compile(r"\.(pt\.trace\.)?json(\.gz)?$", re.I)
 _NSYS_NAME = re.compile(r"\.sqlite3?$", re.I)     # nsys export --type sqlite writes <report>.sqlite
@@ -305,7 +307,7 @@ def _classify_file(path: Path) -> RankInput:
     if fmt is None:
         raise InputError("unrecognised file: expected trace_view.json, kernel_details.csv, "
                          "step_trace_time.csv, communication(_matrix).json, memory_record.csv, operator_memory.csv, "
-                         "npu_module_mem.csv, ascend_pytorch_profiler_{rank}.db, analysis.db, MindSpore step_trace_raw_*_detail_time.csv / hccl_raw_*.csv / *.trace, "
+                         "npu_module_mem.csv, ascend_pytorch_profiler_{rank}.db, analysis.db, MindSpore step_trace_raw_*_detail_time.csv / hccl_raw_*.csv / *.trace / flops_summary_*.json / flops_scope_*.json, "
                          "MindSpore pipeline_profiling_*.json / device_queue_profiling_*.txt / minddata_cpu_utilization_*.json, "
                          "a Kineto *.pt.trace.json(.gz), an Nsight Systems *.sqlite export, "
                          "or a folder of them.",

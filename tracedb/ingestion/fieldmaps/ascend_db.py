@@ -25,7 +25,9 @@ PROFILER_DB: dict[str, dict[str, str]] = {
              "taskType": B, "contextId": B, "streamId": B, "taskId": B, "modelId": B},
     "COMPUTE_TASK_INFO": {"name": B, "globalTaskId": B, "blockDim": B, "mixBlockDim": B, "taskType": B,
                           "opType": B, "inputDataTypes": B, "inputShapes": B, "outputDataTypes": B,
-                          "outputShapes": B},
+                          "outputShapes": B, "inputFormats": B, "hf32Eligible": T},
+    # AI Core PMU counters per task (kernel_pmu_raw; names: fieldmaps/kernel_pmu.py DB_PMU)
+    "TASK_PMU_INFO": {"globalTaskId": B, "name": B, "value": "DOUBLE"},
     "COMMUNICATION_OP": {"opName": B, "startNs": B, "endNs": B, "connectionId": B, "groupName": B, "opId": B,
                          "opType": B},
     "COMMUNICATION_TASK_INFO": {"name": B, "globalTaskId": B, "taskType": B, "planeId": B, "groupName": B,

@@ -11,7 +11,7 @@ from typing import Callable, NamedTuple
 
 from . import (communication, hccl_raw, hccl_trace, kernel_details, kineto, memory_csv, msprof_timeline,
                profiler_info, profiler_metadata, step_trace_raw, step_trace_time, trace_view)
-from . import minddata, minddata_profile, mindspore_timeline, nsys
+from . import minddata, minddata_profile, mindspore_flops, mindspore_timeline, nsys
 from . import ascend_db
 from .chrome import SplitReadFailed  # noqa: F401  (re-exported for the ingest loop)
 
@@ -44,6 +44,8 @@ READERS: dict[str, Reader] = {
                                                 else minddata.read_json)(con, f), "data_pipeline"),
     "minddata_queue": Reader(minddata_profile.read_queue, "data_queue_record"),
     "minddata_cpu": Reader(minddata_profile.read_cpu, "minddata_cpu_sample"),
+    "mindspore_flops_summary": Reader(mindspore_flops.read_summary, "profiler_flops_summary"),
+    "mindspore_flops_scope": Reader(mindspore_flops.read_scope, "profiler_flops_scope"),
     "ascend_db": Reader(ascend_db.read, "kernel"),
     "analysis_db": Reader(ascend_db.read_analysis, "profiler_step_trace"),
 }

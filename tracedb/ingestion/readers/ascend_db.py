@@ -12,6 +12,7 @@
   (trace_view.json's async_npu flows) → ``kernel.op_id``; CANN_API with the task's
   connection id → ``kernel.launch_*``;
 * MEMORY_RECORD / OP_MEMORY / NPU_MODULE_MEM → ``memory`` (kinds record / operator / module);
+* COMPUTE_TASK_INFO hf32Eligible / inputFormats and TASK_PMU_INFO → ``kernel_pmu_raw``;
 * STEP_TIME → ``ascend_db_step`` (derive/015 makes steps of it); META_DATA, NPU_INFO,
   RANK_DEVICE_MAP, HOST_INFO → ``profiler_db_meta``;
 * MSTX_EVENTS (profiler option mstx=True) → ``event`` rows of cat ``mstx``: ranges ph X, marks ph i
@@ -37,6 +38,7 @@ from ...engine import duckdb, register_arrow
 from ...errors import InputError, out_of_memory
 from ..fieldmaps.ascend_db import (ANALYSIS_DB, ANALYSIS_DB_MARKERS, API_TYPE_OP, API_TYPE_TRACE, MSTX_RANGE_TYPES,
                                    NONE_COLUMNS, PROFILER_DB, PROFILER_DB_MARKERS, UINT32_NONE)
+from ..fieldmaps.kernel_pmu import DB_PMU, HF32_NO, HF32_YES
 from ..sources.file import SourceFile
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -274,7 +276,8 @@ WITH compute AS (
            ns.value AS name, ot.value AS op_type, core.value AS accelerator_core, tt.value AS task_type,
            NULL::VARCHAR AS group_name, replace(ish.value, '"', '') AS input_shapes, idt.value AS input_dtypes,
            replace(osh.value, '"', '') AS output_shapes, c.blockDim AS block_dim,
-           NULL::VARCHAR AS copy_kind
+           NULL::VARCHAR AS copy_kind, t.globalTaskId AS gtask, ifm.value AS input_formats,
+           odt.value AS output_dtypes, upper(coalesce(hf.value, c.hf32Eligible)) AS hf32
     FROM _adb_TASK AS t
     JOIN _adb_COMPUTE_TASK_INFO AS c ON c.globalTaskId = t.globalTaskId
     LEFT JOIN _adb_STRING_IDS AS ns ON ns.id = c.name
@@ -284,10 +287,13 @@ WITH compute AS (
     LEFT JOIN _adb_STRING_IDS AS ish ON ish.id = c.inputShapes
     LEFT JOIN _adb_STRING_IDS AS idt ON idt.id = c.inputDataTypes
     LEFT JOIN _adb_STRING_IDS AS osh ON osh.id = c.outputShapes
+    LEFT JOIN _adb_STRING_IDS AS ifm ON ifm.id = c.inputFormats
+    LEFT JOIN _adb_STRING_IDS AS odt ON odt.id = c.outputDataTypes
+    LEFT JOIN _adb_STRING_IDS AS hf ON hf.id = TRY_CAST(c.hf32Eligible AS BIGINT)
 ),
 comm AS (
     SELECT o.startNs, o.endNs - o.startNs, (SELECT min(deviceId) FROM _adb_TASK), NULL, o.connectionId, true,
-           ns.value, ot.value, 'HCCL', NULL, g.value, NULL, NULL, NULL, NULL, NULL
+           ns.value, ot.value, 'HCCL', NULL, g.value, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
     FROM _adb_COMMUNICATION_OP AS o
     LEFT JOIN _adb_STRING_IDS AS ns ON ns.id = o.opName
     LEFT JOIN _adb_STRING_IDS AS ot ON ot.id = o.opType
@@ -298,7 +304,7 @@ copy AS (
     -- COMPUTE_TASK_INFO does not list: kernel rows with copy_kind Unknown (the TASK table gives
     -- no direction nor size), as derive/031 for trace_view.json
     SELECT t.startNs, t.endNs - t.startNs, t.deviceId, CAST(t.streamId AS VARCHAR), t.connectionId, false,
-           tt.value, tt.value, tt.value, tt.value, NULL, NULL, NULL, NULL, NULL, 'Unknown'
+           tt.value, tt.value, tt.value, tt.value, NULL, NULL, NULL, NULL, NULL, 'Unknown', NULL, NULL, NULL, NULL
     FROM _adb_TASK AS t
     JOIN _adb_STRING_IDS AS tt ON tt.id = t.taskType
     WHERE tt.value IN ('MEMCPY_ASYNC', 'SDMA_SQE', 'PCIE_DMA_SQE') AND t.startNs IS NOT NULL AND t.endNs IS NOT NULL
@@ -361,7 +367,13 @@ ASOF LEFT JOIN per_ts AS p ON p.tid = c.tid AND c.end_ns > p.ts_ns;
 _INSERT_SQL = """
 INSERT INTO op BY NAME
 SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, o.op_id, o.tid, o.ts_ns, o.dur_ns, o.name,
-       o.parent_op_id, o.depth, ish.value AS input_dims, idt.value AS input_types,
+       o.parent_op_id, o.depth,
+       -- the DBs of the corpus (torch_npu 2024-09 and 2025-01) hold the types in inputShapes and
+       -- the shapes in inputDtypes: each is taken from the column whose text looks like it
+       CASE WHEN regexp_matches(ish.value, '[A-Za-z]') AND NOT regexp_matches(coalesce(idt.value, ''), '[A-Za-z]')
+            THEN idt.value ELSE ish.value END AS input_dims,
+       CASE WHEN regexp_matches(ish.value, '[A-Za-z]') AND NOT regexp_matches(coalesce(idt.value, ''), '[A-Za-z]')
+            THEN ish.value ELSE idt.value END AS input_types,
        o.sequenceNumber AS sequence_number,
        -- the autograd thread: the one whose ops carry a forward thread id (trace_view.json: the
        -- tid at the end of the fwdbwd flows); NULL when no op carries one
@@ -391,6 +403,30 @@ SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, kernel_id, step, n
        launch_dur_ns, copy_kind, 'ascend_db' AS source
 FROM _adb_kernel
 ORDER BY kernel_id;
+
+-- HF32 Eligible, formats and the PMU counters of the compute kernels (kernel_pmu_raw): TASK_PMU_INFO
+-- rows by name (fieldmaps/kernel_pmu.py DB_PMU, passed as $pmu_names / $pmu_cols / $pmu_kinds)
+INSERT INTO kernel_pmu_raw BY NAME
+WITH pmu AS (
+    SELECT p.globalTaskId AS gtask, s.value AS pmu_name, p.value
+    FROM _adb_TASK_PMU_INFO AS p
+    JOIN _adb_STRING_IDS AS s ON s.id = p.name
+    WHERE list_contains($pmu_names, s.value)
+),
+wide AS (
+    SELECT gtask,
+           {pmu_columns}
+    FROM pmu
+    GROUP BY gtask
+)
+SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, k.kernel_id,
+       CASE k.hf32 WHEN $hf32_yes THEN true WHEN $hf32_no THEN false END AS hf32_eligible,
+       k.input_formats, k.output_dtypes, w.* EXCLUDE (gtask), 'ascend_db' AS source
+FROM _adb_kernel AS k
+LEFT JOIN wide AS w ON w.gtask = k.gtask
+WHERE k.gtask IS NOT NULL
+  AND (k.hf32 IS NOT NULL OR k.input_formats IS NOT NULL OR k.output_dtypes IS NOT NULL OR w.gtask IS NOT NULL)
+ORDER BY k.kernel_id;
 
 INSERT INTO link BY NAME
 SELECT $run_id AS run_id, $rank AS rank, $file_id AS file_id, k.step, g.value AS group_name, ons.value AS op_name,
@@ -477,6 +513,17 @@ def _convert_error(e: duckdb.Error, path: Path) -> InputError:
                            "with the torch_npu and CANN versions that wrote it.")
 
 
+def _pmu_column(name: str, column: str, kind: str) -> str:
+    value = f"max(value) FILTER (WHERE pmu_name = '{name}')"
+    if kind == "ns" or kind == "int":
+        value = f"TRY_CAST(round({value}) AS BIGINT)"
+    return f"{value} AS {column}"
+
+
+# one column per TASK_PMU_INFO name tracedb keeps (fieldmaps/kernel_pmu.py DB_PMU)
+_PMU_COLUMNS = ",\n           ".join(_pmu_column(n, c, k) for n, (c, k) in DB_PMU.items())
+
+
 def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
     """Read one ascend_pytorch_profiler_{rank}.db; returns the kernel rows written."""
     try:
@@ -484,8 +531,10 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
         _run(con, _READ_SQL, {"op_type_name": API_TYPE_OP[0], "op_type_code": API_TYPE_OP[1],
                               "trace_type_name": API_TYPE_TRACE[0], "trace_type_code": API_TYPE_TRACE[1]})
         (a, ca), (b, cb) = MSTX_RANGE_TYPES
-        _run(con, _INSERT_SQL, {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id,
-                                "mstx_range_a": a, "mstx_range_b": b, "mstx_code_a": ca, "mstx_code_b": cb})
+        _run(con, _INSERT_SQL.replace("{pmu_columns}", _PMU_COLUMNS),
+             {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id,
+              "mstx_range_a": a, "mstx_range_b": b, "mstx_code_a": ca, "mstx_code_b": cb,
+              "pmu_names": list(DB_PMU), "hf32_yes": HF32_YES, "hf32_no": HF32_NO})
         return con.execute("SELECT count(*) FROM kernel WHERE file_id = ?", [f.file_id]).fetchone()[0]
     except duckdb.Error as e:
         if (oom := out_of_memory(e, str(f.path))) is not None:

@@ -1,5 +1,6 @@
 """kernel_details.csv (every header variant) → ``kernel_details_parsed`` (this command's
-staging table, derive/_session.sql) and ``kernel_details_raw`` (its own Step Id and Stream ID).
+staging table, derive/_session.sql), ``kernel_details_raw`` (its own Step Id and Stream ID) and
+``kernel_pmu_raw`` (HF32 Eligible, operand formats, the PMU columns of Level1/Level2 files).
 
 DuckDB's CSV reader parses the file (all columns as text); columns are matched by header name
 through :mod:`tracedb.ingestion.fieldmaps.kernel_details`. Start times carry a trailing TAB and
@@ -15,6 +16,7 @@ from ...engine import duckdb
 from ...errors import InputError
 from ...timeconv import clean_text, int_text, us_text_to_ns
 from ..fieldmaps.kernel_details import COMMUNICATION_CORES, FIELDS
+from ..fieldmaps import kernel_pmu
 from ..fieldmaps import missing
 from ..sources.csvsource import CsvFile, ident, ns_in_range, open_csv, run
 from ..sources.file import SourceFile
@@ -51,6 +53,32 @@ def column_exprs(header: list[str], csv: CsvFile | None = None) -> dict[str, str
     return exprs
 
 
+def pmu_exprs(header: list[str], csv: CsvFile | None = None) -> dict[str, str]:
+    """SQL expression per kernel_pmu_raw column (:mod:`..fieldmaps.kernel_pmu`) from the header;
+    NULL for absent columns. Lenient: a cell that is not a number is NULL (the PMU tail is
+    reference data, never a reason to refuse a file)."""
+    present = set(header)
+    exprs = {}
+    for col, fld in kernel_pmu.FIELDS.items():
+        src = fld.find(present)
+        if src is None:
+            exprs[col] = "NULL"
+            continue
+        clean = csv.clean(src) if csv is not None else clean_text(ident(src))
+        if fld.kind == "us":
+            exprs[col] = f"TRY_CAST(TRY_CAST({clean} AS DECIMAL(38, 3)) * 1000 AS BIGINT)"
+        elif fld.kind == "int":
+            exprs[col] = f"TRY_CAST(TRY_CAST({clean} AS DOUBLE) AS BIGINT)"
+        elif fld.kind == "ratio":
+            exprs[col] = f"TRY_CAST({clean} AS DOUBLE)"
+        elif col == "hf32_eligible":
+            exprs[col] = (f"CASE upper({clean}) WHEN '{kernel_pmu.HF32_YES}' THEN true "
+                          f"WHEN '{kernel_pmu.HF32_NO}' THEN false END")
+        else:
+            exprs[col] = clean
+    return exprs
+
+
 def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
     """Parse one kernel_details.csv for the derive step; returns its rows.
 
@@ -61,6 +89,7 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
     """
     with open_csv(f.path, "kernel_details.csv", lambda header: missing(FIELDS, header)) as csv:
         n = _insert(con, f, csv)
+        header = list(csv.header)
     _reject_bad_row(con, f)
     con.execute("""
         INSERT INTO kernel_details_raw BY NAME
@@ -69,12 +98,30 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
                step, stream_id
         FROM kernel_details_parsed WHERE file_id = $file_id
     """, {"file_id": f.file_id})
+    _insert_pmu(con, f, header)
     return n
+
+
+def _insert_pmu(con: duckdb.DuckDBPyConnection, f: SourceFile, header: list[str]) -> None:
+    """The file's kernel_pmu_raw rows: every row with one of those columns set (a Level0 file,
+    whose header has none of them, writes none)."""
+    cols = [c for c, x in pmu_exprs(header).items() if x != "NULL"]
+    if not cols:
+        return
+    con.execute(f"""
+        INSERT INTO kernel_pmu_raw BY NAME
+        SELECT run_id, rank, file_id,
+               rowid - (SELECT min(rowid) FROM kernel_details_parsed WHERE file_id = $file_id) + 1 AS kernel_id,
+               {', '.join(cols)}, 'kernel_details' AS source
+        FROM kernel_details_parsed
+        WHERE file_id = $file_id AND ({' OR '.join(f"{c} IS NOT NULL" for c in cols)})
+    """, {"file_id": f.file_id})
 
 
 def _insert(con: duckdb.DuckDBPyConnection, f: SourceFile, csv: CsvFile) -> int:
     """The one streaming INSERT of the file's rows."""
     e = column_exprs(csv.header, csv)
+    pmu = pmu_exprs(csv.header, csv)
     cores = " OR ".join(f"upper(coalesce({e['accelerator_core']}, '')) = '{c}'" for c in COMMUNICATION_CORES)
     # One parallel INSERT into the staging table, whose rowids follow the file order; nothing in
     # it may be a join, which would give up that order (see timeconv.clean_text), nor a window,
@@ -88,7 +135,8 @@ def _insert(con: duckdb.DuckDBPyConnection, f: SourceFile, csv: CsvFile) -> int:
                    {e['wait_ns']} AS wait_ns,
                    ({cores} OR lower({e['name']}) LIKE 'hcom\\_%' ESCAPE '\\') AS is_communication,
                    {e['input_shapes']} AS input_shapes, {e['input_dtypes']} AS input_dtypes,
-                   {e['output_shapes']} AS output_shapes, {e['block_dim']} AS block_dim
+                   {e['output_shapes']} AS output_shapes, {e['block_dim']} AS block_dim,
+                   {', '.join(f"{x} AS {c}" for c, x in pmu.items())}
             FROM {csv.sql('$path')}
     """, {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id, "path": csv.src}).fetchone()[0]
 
