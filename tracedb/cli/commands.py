@@ -282,13 +282,14 @@ def report(
     png: Optional[str] = typer.Option(None, "--png", help="Also write each chart as DIR/<chart>.png (needs "
                                                           "headless Chromium: apt-get install chromium)."),
 ) -> None:
-    """Write one HTML page: the summary's findings, then charts, each drawn from a view it names:
-    step stack per rank and step and a rank × step heat map (step_breakdown), op diff and
-    overall comparison bars of a baseline/comparison pair (op_diff_between,
-    overall_comparison_between), the link bandwidth matrix (comm_matrix), memory over time with
-    the peak's share of the device capacity (memory, memory_peak), the free-time timeline of the
-    slowest step (free_time).
-    plotly.js is embedded: the file opens offline.
+    """Write one HTML page with a section per cause (comparison, step, input pipeline, idle time,
+    host, ranks and links, compute, memory, data checks): the summary's findings of that cause, then
+    its charts, each drawn from a view it names, the SQL folded under it — overall comparison and op
+    diff bars of a baseline/comparison pair, step stack and rank × step heat map (step_breakdown),
+    data-loading share per step (input_bound), idle time per stream by cause (idle_time), the
+    free-time timeline of the slowest step, fusion candidates, annotated ranges (range_time), the
+    link bandwidth matrix (comm_matrix), matrix-op shapes and FLOPS (where the file has those
+    views), memory over time. plotly.js is embedded: the file opens offline.
 
     Examples:
 
