@@ -64,6 +64,13 @@ def test_input_idle_and_fusion_charts_by_hand(page):
     saving, gaps = _traces(text, "fusion")                # 2 steps × (24 µs saved, 3 µs of gaps)
     assert saving["y"] == ["optimizer_elementwise · Optimizer.zero_grad#SGD.zero_grad · stream 7 · rank 0"]
     assert saving["x"] == pytest.approx([0.048]) and gaps["x"] == pytest.approx([0.006])
+    # annotated ranges (Kineto user_annotation): a step projects to 405 → 811 µs, its kernels busy
+    # 4 + 260 + 4 × 2 = 272 µs; zero_grad to 800 → 811 (11 µs), busy 8, twice
+    host, proj, busy = _traces(text, "range_time")
+    assert proj["y"] == ["user_annotation · Optimizer.zero_grad#SGD.zero_grad", "user_annotation · ProfilerStep#2",
+                         "user_annotation · ProfilerStep#1"]                    # the largest on top
+    assert host["x"] == pytest.approx([0.16, 1.0, 1.0]) and proj["x"] == pytest.approx([0.022, 0.406, 0.406])
+    assert busy["x"] == pytest.approx([0.016, 0.272, 0.272])
 
 
 def test_heat_maps_need_two_ranks_and_two_steps():

@@ -175,7 +175,8 @@ ORDER BY f.rank, f.start_ns LIMIT {MAX_FREE_BARS}""",
         "shape_efficiency", "Matrix ops by shape: device time (red: the shape misses the matrix unit's multiple)",
         "shape_efficiency",
         lambda s: (f"SELECT name, operand_shapes, precision, device_ns, aligned, misaligned_dims, required_multiple "
-                   f"FROM shape_efficiency WHERE run_name = {s.q} ORDER BY device_ns DESC, name LIMIT {MAX_GROUP_BARS}"),
+                   f"FROM shape_efficiency WHERE run_name = {s.q} "
+                   f"ORDER BY device_ns DESC, name LIMIT {MAX_GROUP_BARS}"),
         plots.shape_efficiency, "shape_efficiency has no matrix op in this run", cause="compute",
         requires="shape_efficiency"),
     ChartSpec(

@@ -45,7 +45,8 @@ def headline(con, baseline: str, comparison: str) -> Finding | None:
     label = f"{baseline} → {comparison}"
     return Finding(label, "headline", text + ".",
                    f"SELECT run_name, avg(e2e_ns), avg(computing_ns), avg(communication_not_overlapped_ns), "
-                   f"avg(free_ns) FROM step_breakdown WHERE run_name IN ({sql_quote(baseline)}, {sql_quote(comparison)}) "
+                   f"avg(free_ns) FROM step_breakdown "
+                   f"WHERE run_name IN ({sql_quote(baseline)}, {sql_quote(comparison)}) "
                    "GROUP BY run_name",
                    cause="comparison", number=ratio,
                    threshold=f"a change beyond ±{w.pct(change.value)}" if change else None,

@@ -101,7 +101,7 @@ def comm_alignment(con, run: str) -> Finding | None:
                arg_max(op_name, dur_ns) FILTER (WHERE size_bytes % {int(base.value)} <> 0) AS example_op,
                arg_max(size_bytes, dur_ns) FILTER (WHERE size_bytes % {int(base.value)} <> 0) AS example_bytes
         FROM ({sql}) AS checked""")
-    if not (s and s["bad_count"]):
+    if not (s and s["bad_count"] and s["checked_ns"]):
         return None
     text = (f"Communication sizes: {w.count(s['bad_ops'], 'communication op')} move "
             f"{w.count(s['bad_count'], 'SDMA copy', 'SDMA copies')} whose size is not a multiple of "
@@ -135,7 +135,8 @@ def dynamic_shapes(con, run: str) -> Finding | None:
     fix = ("torch_npu.npu.set_compile_mode(jit_compile=False) uses the pre-built (binary) kernels instead"
            if run_platform(con, run) == "npu" else "torch.compile(dynamic=True) or cudnn.benchmark re-tune per shape")
     text = (f"Dynamic shapes: {w.count(len(top), 'framework op')} ({w.names([t['name'] for t in top])}) take inputs "
-            f"whose dims change from step to step ({top[0]['name']}: {w.count(top[0]['shape_count'], 'shape sequence')} "
+            f"whose dims change from step to step ({top[0]['name']}: "
+            f"{w.count(top[0]['shape_count'], 'shape sequence')} "
             f"over {w.count(top[0]['step_count'], 'step')}); every new shape recompiles or re-tunes kernels: pad the "
             f"inputs to a few fixed sizes (bucketing); {fix}.")
     return Finding(run, "dynamic shapes", text,

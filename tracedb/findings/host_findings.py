@@ -14,7 +14,8 @@ IDLE_CAUSES = {
     "kernel_wait": "between back-to-back kernels (the launch cost itself)",
     "other": "waiting for other streams or events (communication, cross-stream synchronisation)",
 }
-COPY_KINDS = {"HtoD": "host → device", "DtoH": "device → host", "DtoD": "device → device", "HtoH": "host → host"}
+COPY_KINDS = {"HtoD": "host → device", "DtoH": "device → host", "DtoD": "device → device",
+              "HtoH": "host → host"}
 # framework ops that synchronise, as the user wrote them
 SYNC_OPS = {"aten::_local_scalar_dense": "a tensor's .item()", "aten::item": "a tensor's .item()",
             "aten::copy_": "a copy (.to() / .cpu())", "aten::to": "a copy (.to())",
@@ -98,7 +99,8 @@ def fusion(con, run: str) -> Finding | None:
     if top["launch_saving_ns"]:
         text += (f": {'one kernel' if runs == 1 else 'one kernel per run'} would save "
                  f"{w.duration(top['launch_saving_ns'] / steps)} of launches per step")
-    text += f" and {w.duration(top['gap_ns'] / steps)} of gaps between them. Fix: {top['fix']}."
+    text += f" and {w.duration(top['gap_ns'] / steps)} of gaps between them."
+    text += f" Fix: {top['fix']}." if top["fix"] else ""
     short = threshold(con, "fusion_candidate.short_kernel_ns")
     return Finding(run, "fusion", text[0].upper() + text[1:],
                    f"SELECT * FROM fusion_candidate WHERE run_name = {sql_quote(run)} AND pattern = "

@@ -38,7 +38,7 @@ def _dataloader_text(bound: list[dict], limit) -> str:
 def _pipeline_text(con, bound: list[dict]) -> tuple[str, list[str]]:
     """The MindSpore iteration-interval sentence and the thresholds it applied."""
     wait = sum(r["data_loading_ns"] for r in bound) / len(bound)
-    share = sum(r["data_loading_ratio"] for r in bound) / len(bound)
+    share = sum(r["data_loading_ratio"] or 0 for r in bound) / len(bound)
     interval = threshold(con, "input_bound.iteration_interval_ns")
     queue = threshold(con, "input_bound.device_queue_empty_ratio")
     used = [f"iteration interval above {w.duration(interval.value)}"] if interval else []
@@ -46,7 +46,8 @@ def _pipeline_text(con, bound: list[dict]) -> tuple[str, list[str]]:
     if interval:
         text += f" (threshold {w.duration(interval.value)})"
     r = bound[0]
-    empty = r["device_queue_empty_ratio"] if r["device_queue_empty_ratio"] is not None else r["pipeline_queue_empty_ratio"]
+    empty = (r["device_queue_empty_ratio"] if r["device_queue_empty_ratio"] is not None
+             else r["pipeline_queue_empty_ratio"])
     if empty is not None and queue:
         used.append(f"device queue empty in more than {w.pct(queue.value)} of the batches")
         text += f"; the device queue was empty for {w.pct(empty)} of the batches (threshold {w.pct(queue.value)})"
@@ -91,11 +92,11 @@ def input_bound(con, run: str) -> Finding | None:
             "producer_throughput_rows_per_ms", "device_queue_empty_ratio", "pipeline_queue_empty_ratio")
     fields = {k: bound[0].get(k) for k in keys if k in bound[0]}
     fields.update(steps=sorted({r["step"] for r in bound}), ranks=sorted({r["rank"] for r in bound}),
-                  data_loading_ratio_min=min(r["data_loading_ratio"] for r in bound),
-                  data_loading_ratio_max=max(r["data_loading_ratio"] for r in bound),
+                  data_loading_ratio_min=min(r["data_loading_ratio"] or 0 for r in bound),
+                  data_loading_ratio_max=max(r["data_loading_ratio"] or 0 for r in bound),
                   data_loading_ns_mean=sum(r["data_loading_ns"] for r in bound) / len(bound))
     return Finding(run, "input-bound", text, f"tracedb query input_bound --run {run}", cause="input",
-                   number=sum(r["data_loading_ratio"] for r in bound) / len(bound), threshold="; ".join(used),
+                   number=sum(r["data_loading_ratio"] or 0 for r in bound) / len(bound), threshold="; ".join(used),
                    rule=rule, fields=fields)
 
 
