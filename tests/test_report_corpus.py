@@ -115,7 +115,7 @@ def test_npu_comparison_charts_carry_the_profilers_numbers(npu_page, db):
     assert [sum(t["y"][i] for t in stack) for i in range(2)] == pytest.approx([136.581, 131.9125], abs=1e-3)
     assert "chart skipped: 2 rank(s) × 1 step(s): a heat map needs at least 2 × 2" in text
     # the NPU output has no device capacity: the memory finding says so
-    assert "the device capacity is not in the profiler output" in text
+    assert "the profiler output does not give the device&#x27;s capacity" in text
 
 
 def test_npu_comparison_renders_in_headless_chromium(npu_page):
