@@ -18,6 +18,10 @@ from tracedb import api
 from tracedb.findings.browser import find_browser, run_browser
 
 BASE, COMP = "level1", "level1_2024_rank0_ascend_pt"
+# the charts the level1 fixture draws, in page order (by cause); the rank × step heat map needs 2 × 2
+# (level1 has 2 ranks × 1 step), range_time an annotated range, the hardware charts their views
+DRAWN = ["overall_comparison", "op_diff", "step_stack", "input_bound", "idle_cause", "free_timeline", "fusion",
+         "comm_matrix", "memory"]
 
 
 @pytest.fixture(scope="module")
@@ -44,8 +48,7 @@ def _plot_json(text: str, key: str) -> list:
 
 def test_every_chart_is_drawn_from_its_view(page, db):
     rep, out = page
-    assert [c.key for c in rep.drawn] == ["step_stack", "rank_step_heatmap", "op_diff", "overall_comparison",
-                                         "comm_matrix", "memory", "free_timeline"]
+    assert [c.key for c in rep.drawn] == DRAWN
     text = out.read_text()
     # offline: plotly.js is inside the page; outside it nothing is loaded from the network
     from plotly.offline import get_plotlyjs
@@ -59,11 +62,16 @@ def test_every_chart_is_drawn_from_its_view(page, db):
     assert [t["name"] for t in traces] == ["computing", "exposed (uncovered) communication", "free"]
     for i, t in enumerate(traces):
         assert t["y"] == pytest.approx([r[i] / 1e6 for r in expected])
-    # the link matrix: the fixture's comm_matrix bandwidth per link = Σ bytes / Σ ns
+    # the link matrix: the fixture's comm_matrix bandwidth per link = Σ bytes / Σ ns; the real links in
+    # the first trace (its colour scale), the self-links (on-chip copies) in the second, grey
     src, dst, gbps = rows(db, "SELECT src_rank, dst_rank, sum(transit_size_bytes) / sum(transit_ns) FROM comm_matrix "
-                              "WHERE run_name = ? GROUP BY ALL ORDER BY 3 DESC LIMIT 1", [BASE])[0]
-    hm = _plot_json(text, "comm_matrix")[0]
-    assert hm["z"][hm["y"].index(str(src))][hm["x"].index(str(dst))] == pytest.approx(gbps, abs=1e-4)
+                              "WHERE run_name = ? AND src_rank <> dst_rank GROUP BY ALL ORDER BY 3 DESC LIMIT 1",
+                          [BASE])[0]
+    links, selfs = _plot_json(text, "comm_matrix")
+    assert links["z"][links["y"].index(str(src))][links["x"].index(str(dst))] == pytest.approx(gbps, abs=1e-4)
+    assert all(links["z"][i][links["x"].index(y)] is None for i, y in enumerate(links["y"]))
+    assert all(v is None for i, row in enumerate(selfs["z"]) for j, v in enumerate(row)
+               if selfs["y"][i] != selfs["x"][j])
     # the free-time timeline: free_time's intervals of the one step, at their offset from the step start
     free = rows(db, "SELECT f.start_ns - b.step_start_ns, f.dur_ns FROM free_time f JOIN step_breakdown b "
                     "USING (run_name, rank, step) WHERE run_name = ? ORDER BY f.rank, f.start_ns", [BASE])
@@ -71,11 +79,13 @@ def test_every_chart_is_drawn_from_its_view(page, db):
     assert len(free) == 180 and len(bars["x"]) == 180
     assert bars["base"] == pytest.approx([b / 1e6 for b, _ in free])
     assert bars["x"] == pytest.approx([d / 1e6 for _, d in free])
-    # findings on top, before the first chart
-    assert text.index("slowest") < text.index("section-step_stack") or text.index("step: mean") < text.index(
-        "section-step_stack")
-    # the SQL each chart was drawn from is printed under its title
-    assert htmllib.escape("FROM op_diff_between('level1', 'level1_2024_rank0_ascend_pt')") in text
+    # a section per cause: its findings, then its charts
+    assert text.index("id='cause-step'") < text.index("Step: mean") < text.index("section-step_stack")
+    assert text.index("id='cause-cluster'") < text.index("Slowest rank:") < text.index("section-comm_matrix")
+    # the SQL each chart was drawn from is folded under it
+    assert ("<details><summary>SQL</summary><pre class='sql'>SELECT op_type, baseline_total_ns, comparison_total_ns, "
+            "diff_total_ns, total_ratio FROM " + htmllib.escape("op_diff_between('level1', 'level1_2024_rank0_ascend_pt')")
+            ) in text
 
 
 def test_pair_from_roles_and_missing_folder(db, tmp_path):
@@ -92,8 +102,11 @@ def test_skipped_chart_says_why(tmp_path):
     ingest_paths(path, FIXTURES / "ascend/level1")
     rep = api.report(tmp_path / "r.html", db=path)
     skipped = {c.key: c.note for c in rep.charts if c.figure is None}
-    assert list(skipped) == ["op_diff", "overall_comparison"]
-    assert all("baseline/comparison" in note for note in skipped.values())
+    assert list(skipped) == ["overall_comparison", "op_diff", "rank_step_heatmap", "range_time", "shape_efficiency",
+                             "flops_heatmap"]
+    assert all("baseline/comparison" in skipped[k] for k in ("overall_comparison", "op_diff"))
+    assert skipped["rank_step_heatmap"] == ("2 rank(s) × 1 step(s): a heat map needs at least 2 × 2 (the bars show "
+                                            "these numbers)")
     text = (tmp_path / "r.html").read_text()
     assert "chart skipped: no baseline/comparison pair" in text and 'id="chart-op_diff"' not in text
 
@@ -118,7 +131,7 @@ def test_report_renders_in_headless_chromium(page):
     assert attrs["done"] == "1", attrs
     assert json.loads(htmllib.unescape(attrs["errors"])) == []
     assert attrs["drawn"].split(",") == [f"plot-{c.key}" for c in rep.drawn]
-    assert int(attrs["charts"]) == len(rep.drawn) == 7
+    assert int(attrs["charts"]) == len(rep.drawn) == len(DRAWN)
     artifacts = ROOT / "artifacts"
     artifacts.mkdir(exist_ok=True)
     shot = artifacts / "report-fixture.png"      # report.png: the corpus comparison (test_report_corpus.py)

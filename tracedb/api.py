@@ -282,9 +282,10 @@ def _check_scope(con, db, run: str | None, baseline: str | None, comparison: str
 
 def summary(db: str | Path | None = None, *, run: str | None = None, baseline: str | None = None,
             comparison: str | None = None) -> list[Finding]:
-    """Plain-language findings (step split, slowest rank and part, largest free gap, slowest link,
-    memory peak, check, top degraded op), each with its number and the query that shows it; see
-    :mod:`tracedb.findings.summary`.
+    """Plain-language findings by cause (the comparison's headline and top op, then per run the step
+    split, input-bound steps, idle streams, free time, slow ranks and links, fusion candidates,
+    blocking copies, advisor rules ...), each with its number, threshold, rule and the query that
+    shows it; see :mod:`tracedb.findings.summary`.
 
     Raises:
         QueryError: an unknown run name.

@@ -33,7 +33,7 @@
 --            the framework op and its launch call for the tasks on both sides of the gap.
 -- Units:     *_ns integer nanoseconds (start_ns, end_ns since the epoch); *_count tasks.
 -- Parameters: diff_wait_threshold_ns — msprof DIFF_WAIT_THRESHOLD_NS; 50000 in free_analysis.
--- Browse:    free_analysis(50000) ORDER BY run_name, rank, start_ns — at msprof-analyze's DIFF_WAIT_THRESHOLD_NS, 50 µs
+-- Browse:    free_analysis(50000) ORDER BY run_name, rank, free_order — at msprof-analyze's DIFF_WAIT_THRESHOLD_NS, 50 µs, the longest interval first (msprof-analyze prints the 10 longest)
 CREATE OR REPLACE MACRO free_analysis_with(diff_wait_threshold_ns) AS TABLE
 WITH task AS (
     SELECT

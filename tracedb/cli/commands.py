@@ -13,7 +13,7 @@ from ..progress import terminal_bar
 from ..render.machine import render
 from ..render.table import DEFAULT_MAX_ROWS
 from .base import (DbOption, Format, FormatOption, Role, RoleOrNone, UnitsOption, VerticalOption, WideOption, app,
-                  command, err, guarded, print_result, print_rows, state, view_names)
+                   command, err, guarded, print_result, print_rows, state, terminal_width, view_names)
 
 
 def version_flag(value: bool) -> None:
@@ -244,25 +244,29 @@ def summary(
                                                                         "the role)."),
     fmt: FormatOption = Format.table,
 ) -> None:
-    """Say in plain words what is slow: per run the step's split (computing / exposed communication
-    / free, % of step), the slowest rank and its slowest part, the largest free gap, the slowest
-    link, the memory peak and the check findings; for a baseline/comparison pair the top degraded
-    op. Each finding has its number and the query that shows it. Thresholds: msprof-analyze 5 %,
-    MindInsight 20 %.
+    """Say in plain words what is slow and why: for a baseline/comparison pair the headline (the
+    comparison's step against the baseline's, the part that grew most) and the top op of op_diff;
+    per run the step's split, input-bound steps and the pipeline op to blame, the stream that idles
+    most and what the host was in, why the device is free, the slowest rank and the one it waits
+    for, the slowest link, unaligned communication sizes, the top fusion candidate, blocking copies,
+    misaligned matrix shapes and the precision mix (where the file has those views), dynamic shapes,
+    the memory peak and the check findings. Each finding has its number, threshold, rule and the
+    query that shows it; --format json keeps the raw fields.
 
     Examples:
 
     \b
       tracedb summary
       tracedb summary --run npu_run
-      tracedb summary --baseline gpu_run --comparison npu_run
+      tracedb summary --baseline gpu_run --comparison npu_run --format json
     """
     findings = api.summary(db, run=run, baseline=baseline, comparison=comparison)
     if fmt == Format.table:
-        sys.stdout.write(lazy.summary.render_text(findings))
+        sys.stdout.write(lazy.summary.render_text(findings, terminal_width()))
     else:
-        print_result(api.Result(["run_name", "topic", "finding", "source"],
-                          [(f.run_name, f.topic, f.text, f.source) for f in findings]), fmt)
+        summary_mod = lazy.summary
+        print_result(api.Result(summary_mod.FINDING_COLUMNS,
+                                summary_mod.finding_rows(findings, as_text=fmt.value in ("csv", "markdown"))), fmt)
 
 
 @command()
@@ -278,13 +282,14 @@ def report(
     png: Optional[str] = typer.Option(None, "--png", help="Also write each chart as DIR/<chart>.png (needs "
                                                           "headless Chromium: apt-get install chromium)."),
 ) -> None:
-    """Write one HTML page: the summary's findings, then charts, each drawn from a view it names:
-    step stack per rank and step and a rank × step heat map (step_breakdown), op diff and
-    overall comparison bars of a baseline/comparison pair (op_diff_between,
-    overall_comparison_between), the link bandwidth matrix (comm_matrix), memory over time with
-    the peak's share of the device capacity (memory, memory_peak), the free-time timeline of the
-    slowest step (free_time).
-    plotly.js is embedded: the file opens offline.
+    """Write one HTML page with a section per cause (comparison, step, input pipeline, idle time,
+    host, ranks and links, compute, memory, data checks): the summary's findings of that cause, then
+    its charts, each drawn from a view it names, the SQL folded under it — overall comparison and op
+    diff bars of a baseline/comparison pair, step stack and rank × step heat map (step_breakdown),
+    data-loading share per step (input_bound), idle time per stream by cause (idle_time), the
+    free-time timeline of the slowest step, fusion candidates, annotated ranges (range_time), the
+    link bandwidth matrix (comm_matrix), matrix-op shapes and FLOPS (where the file has those
+    views), memory over time. plotly.js is embedded: the file opens offline.
 
     Examples:
 
