@@ -80,8 +80,8 @@ def test_docstring_examples_run():
 
     from tracedb import timeconv
     from tracedb.render import machine, table
-    from tracedb.store import library
-    for module in (timeconv, machine, table, library):
+    from tracedb.store import header
+    for module in (timeconv, machine, table, header):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 or module is table, f"{module.__name__}: no examples found"
         assert result.failed == 0, f"{module.__name__}: {result.failed} of {result.attempted} examples fail"

@@ -29,7 +29,9 @@ def test_injection_in_names_and_write_sql_change_nothing(tmp_path):
     assert res.exit_code == 1 and "read-only" in res.stderr
     res = runner.invoke(app, ["query", "step_breakdown", "--db", str(db), "--run", "level1' OR '1'='1",
                               "--format", "csv"])
-    assert res.exit_code == 0 and res.stdout.strip().count("\n") == 0    # header only: no row matches
+    # a run name is a bound value, never SQL: no run has this name, and the run filter says so
+    # (issue 39: an unknown run is refused, not answered with 0 rows)
+    assert res.exit_code == 1 and "no run named" in res.stderr and res.stdout == ""
     res = runner.invoke(app, ["ingest", str(FIXTURES / "ascend/level1/rank0_ascend_pt"), "--db", str(db),
                               "--run", "r'); DROP TABLE kernel; --"])
     assert res.exit_code == 0
