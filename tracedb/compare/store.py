@@ -18,17 +18,30 @@ from .align import Module, Op, align_modules, align_ops
 NUMPY_ROWS = 10_000      # alignment rows from which insert_match loads NumPy
 
 
+# the op tree the alignment walks (tracedb compare --top-level): (top-level flag, parent, kernel
+# count) columns of tracedb_internal.compare_op
+TOP_LEVELS = {
+    # tracedb's: per host thread, the children of ProfilerStep#N and the roots outside steps
+    "thread": ("is_top", "parent_op_id", "kernel_total_count"),
+    # msprof-analyze's: one tree over every host thread (an op inside another thread's
+    # "## backward ##" annotation is not top level), with its kernel_num
+    "msprof": ("is_top_msprof", "msprof_parent_op_id", "msprof_kernel_total_count"),
+}
+
+
 def load_ops(con: duckdb.DuckDBPyConnection, run_id: int, use_input_shape: bool,
-          all_levels: bool) -> dict[int, list[Op]]:
+             all_levels: bool, top_level: str = "thread") -> dict[int, list[Op]]:
     """Top-level ops per rank, sorted by start (children attached when ``all_levels``); with
-    ``all_levels`` only the ops under a top-level op."""
+    ``all_levels`` only the ops under a top-level op. ``top_level`` picks the op tree
+    (:data:`TOP_LEVELS`)."""
+    is_top, parent_col, kernels = TOP_LEVELS[top_level]
     key = "concat(op_key, input_dims)" if use_input_shape else "op_key"
     rows = con.execute(f"""
-        SELECT rank, op_id, coalesce(parent_op_id, -1) AS parent, {key} AS k,
+        SELECT rank, op_id, coalesce({parent_col}, -1) AS parent, {key} AS k,
                CASE WHEN is_backward IS NULL THEN -1 ELSE is_backward::INT END AS bwd,
-               kernel_total_count AS kernels, is_top
+               {kernels} AS kernels, {is_top} AS is_top
         FROM tracedb_internal.compare_op
-        WHERE run_id = ? {'' if all_levels else 'AND is_top'}
+        WHERE run_id = ? {'' if all_levels else f'AND {is_top}'}
         ORDER BY rank, ts_ns, op_id
     """, [run_id]).fetchall()
     top: dict[int, list[Op]] = {}
@@ -43,8 +56,6 @@ def load_ops(con: duckdb.DuckDBPyConnection, run_id: int, use_input_shape: bool,
         if all_levels:
             ops[(rank, op_id)] = op
     return top
-
-
 
 
 def load_modules(con: duckdb.DuckDBPyConnection, run_id: int) -> dict[int, list[list[Module]]]:
@@ -69,7 +80,6 @@ def load_modules(con: duckdb.DuckDBPyConnection, run_id: int) -> dict[int, list[
         else:
             trees.setdefault(rank, [[], []])[bwd].append(m)
     return trees
-
 
 
 def insert_match(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> None:
@@ -103,14 +113,15 @@ def insert_match(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) 
                     FROM _match_rows""", [rows[0][0], rows[0][1]])
 
 
-
 def align(con: duckdb.DuckDBPyConnection, baseline_run_id: int, comparison_run_id: int, *,
-          use_input_shape: bool = False, max_kernel_num: int | None = None) -> int:
+          use_input_shape: bool = False, max_kernel_num: int | None = None, top_level: str = "thread") -> int:
     """Align the two runs' ops and replace their ``op_match`` rows (inside the caller's
-    transaction). Returns the number of rows written."""
+    transaction). ``top_level``: whose top-level ops are aligned, tracedb's per host thread
+    (``thread``) or msprof-analyze's over all threads (``msprof``), see :data:`TOP_LEVELS`.
+    Returns the number of rows written."""
     deep = max_kernel_num is not None
-    base = load_ops(con, baseline_run_id, use_input_shape, deep)
-    comp = load_ops(con, comparison_run_id, use_input_shape, deep)
+    base = load_ops(con, baseline_run_id, use_input_shape, deep, top_level)
+    comp = load_ops(con, comparison_run_id, use_input_shape, deep, top_level)
     rows = []
     order = 0
     for b_rank, c_rank in zip_longest(sorted(base), sorted(comp)):
@@ -152,7 +163,6 @@ def store_module_match(con: duckdb.DuckDBPyConnection, baseline_run_id: int, com
     if rows:
         insert_match(con, "module_match", rows)
     return len(rows)
-
 
 
 def align_role_pair(con: duckdb.DuckDBPyConnection, progress: Callable[[str], None] = lambda s: None) -> int | None:
