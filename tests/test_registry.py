@@ -91,6 +91,8 @@ UNSUFFIXED = {
     "value": "comm_op_check long format: the unit is in its metric", "profiler_value": "as value",
     "diff": "as value", "z_score": "dimensionless by definition",
     "ratio_of_e2e": "overall_summary, a name issue 15 fixed: dur_ns / E2E (0-1)",
+    "ratio": "overall_comparison, step_comparison: comparison / baseline, a plain number (issue 43's name; "
+             "*_ratio columns are shown as %)",
 }
 
 # One word per meaning: each word, what it means, and the objects whose name or output columns use
