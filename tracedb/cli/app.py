@@ -34,20 +34,19 @@ HELP_WIDTH = 10_000     # click wraps help at min(terminal width, this): the ter
 QUESTIONS = """Which command answers which question:
 
 \b
-  Where does each step's time go (computing, uncovered communication, free)?
-                                                    tracedb query step_breakdown
-  Which rank is slow, and what makes it slow?       tracedb query slow_rank
-  When and why is the device idle?                  tracedb query free_time / idle_time
-  Which communication is not hidden by computing?   tracedb query uncovered_communication
-  Which link or collective is slow?                 tracedb query slow_link / comm_op
-  What changed between two runs (GPU vs NPU, before vs after)?
-                                                    tracedb compare BASELINE COMPARISON
-  Which ops got slower, which are new?              tracedb query op_diff
-  Where is the memory peak?                         tracedb query memory_peak
-  What is slow, in plain words?                     tracedb summary
-  One page of charts to share                       tracedb report -o report.html
-  Is the data consistent with the profiler's?       tracedb check
-  What does a view answer, in which units?          tracedb describe VIEW (tracedb views lists them)
+  Where does each step's time go?     tracedb query step_breakdown
+  Which rank is slow, and why?        tracedb query slow_rank
+  When and why is the device idle?    tracedb query free_time, idle_time
+  Which communication is not hidden?  tracedb query uncovered_communication
+  Which link or collective is slow?   tracedb query slow_link, comm_op
+  What changed between two runs?      tracedb compare BASELINE COMPARISON
+  Which ops got slower or are new?    tracedb query op_diff
+  Where is the memory peak?           tracedb query memory_peak
+  What is slow, in plain words?       tracedb summary
+  One page of charts to share         tracedb report -o report.html
+  Are the numbers consistent?         tracedb check
+  What is a view, in which units?     tracedb describe VIEW
+  Which views are there?              tracedb views
 """
 
 

@@ -264,8 +264,9 @@ def _header_lines(header: str, width: int) -> list[str]:
 
 
 def _header_width(header: str, data_width: int) -> int:
-    """The narrowest width ≥ the data's at which the header takes at most three lines."""
-    w = max(data_width, max(len(p) for p in header.split("_")), min(len(header), _HEADER_MIN))
+    """The narrowest width ≥ the data's at which the header takes at most three lines; a header of
+    up to ``_HEADER_MIN`` characters stays on one line, a longer one wraps at its words."""
+    w = max(data_width, max(len(p) for p in header.split("_")), len(header) if len(header) <= _HEADER_MIN else 0)
     while len(_header_lines(header, w)) > _HEADER_LINES:
         w += 1
     return w
@@ -310,8 +311,7 @@ def render_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, width
         fit = None if wide else width
         prefixes = _drop_prefixes(headers, cells, right, fit)
         body, dropped = _horizontal(headers, cells, right, fit, wrap_last)
-        notes += [cut(f"{h}: every value starts with '{p}' (shown as …)", width or 10 ** 6)
-                  for h, p in prefixes if h not in dropped]
+        notes += [_prefix_note(h, p, width) for h, p in prefixes if h not in dropped]
         if dropped:
             notes.append(_dropped_note(dropped, width))
         if not shown:
@@ -322,11 +322,19 @@ def render_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, width
 def _dropped_note(dropped: list[str], width: int | None) -> str:
     """``+N columns not shown (a, b, …): --wide or -x/--vertical``, as many names as fit."""
     for k in range(len(dropped), -1, -1):
-        names = ", ".join(dropped[:k]) + (", …" if k < len(dropped) else "")
-        note = f"+{_plural(len(dropped), 'column')} not shown ({names}): --wide or -x/--vertical"
+        names = (" (" + ", ".join(dropped[:k]) + (", …" if k < len(dropped) else "") + ")") if k else ""
+        note = f"+{_plural(len(dropped), 'column')} not shown{names}: --wide or -x/--vertical"
         if width is None or len(note) <= width or k == 0:
             return note
     return ""
+
+
+def _prefix_note(header: str, prefix: str, width: int | None) -> str:
+    """``op_name: every value starts with 'autograd::engine::evaluate_function: ' (shown as …)``,
+    the prefix cut in its middle when the line would be longer than ``width``."""
+    text = f"{header}: every value starts with '' (shown as …)"
+    room = None if width is None else max(width - len(text), 8)
+    return f"{header}: every value starts with '{prefix if room is None else cut(prefix, room)}' (shown as …)"
 
 
 def _drop_prefixes(headers, cells, right, width) -> list[tuple[str, str]]:
