@@ -103,8 +103,6 @@ SELECT
     (c_total_pr - b_total_pr)::BIGINT             AS diff_total_ns,        -- comparison − baseline device time per rank, ns (Diff Duration)
     CASE WHEN b_total_pr > 0
          THEN (c_total_pr - b_total_pr) * 100.0 / b_total_pr END::DOUBLE AS change_pct,  -- (comparison − baseline) / baseline device time × 100; NULL when the baseline has none
-    CASE WHEN b_total_pr > 0
-         THEN c_total_pr::DOUBLE / b_total_pr END::DOUBLE AS total_ratio,  -- comparison / baseline device time (Diff Ratio); NULL when the baseline has none
     b_calls_pr::DOUBLE                            AS baseline_calls,       -- ops of this name per baseline rank (Base Operator Number)
     c_calls_pr::DOUBLE                            AS comparison_calls,     -- ops of this name per comparison rank (Comparison Operator Number)
     (c_calls_pr - b_calls_pr)::DOUBLE             AS diff_calls,           -- comparison − baseline ops per rank
@@ -112,6 +110,8 @@ SELECT
          THEN b_total // b_calls END::BIGINT      AS baseline_avg_ns,      -- device time per baseline op, ns (integer division)
     CASE WHEN c_calls > 0
          THEN c_total // c_calls END::BIGINT      AS comparison_avg_ns,    -- device time per comparison op, ns (integer division)
+    CASE WHEN b_total_pr > 0
+         THEN c_total_pr::DOUBLE / b_total_pr END::DOUBLE AS total_ratio,  -- comparison / baseline device time (Diff Ratio); NULL when the baseline has none
     CASE WHEN b_calls > 0 AND c_calls > 0 AND b_total > 0
          THEN (c_total::DOUBLE / c_calls) / (b_total::DOUBLE / b_calls) END::DOUBLE AS avg_ratio,  -- comparison / baseline device time per op; NULL when a side has none
     b_ranks::BIGINT                               AS baseline_rank_count,  -- ranks of the baseline run with framework ops (the per-rank divisor)
