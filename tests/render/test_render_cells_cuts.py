@@ -73,10 +73,13 @@ def test_a_column_without_values_takes_the_unit_of_the_table():
 
 
 def test_whole_numbers_print_as_integers():
-    headers, cells, _ = human_cells(["calls", "mean_calls", "ratio"], [(16.0, 0.5, 1.935), (3.0, 16.0, 2.0)])
+    headers, cells, _ = human_cells(["calls", "share", "ratio"], [(16.0, 0.5, 1.935), (3.0, 16.0, 2.0)])
     assert [r[0] for r in cells] == ["16", "3"]                  # the "16.000"
     assert [r[1] for r in cells] == ["0.5", "16.0"]              # as many decimals as the column needs
     assert [r[2] for r in cells] == ["1.935", "2.000"]
+    # one family (baseline / comparison of one count): one number of decimals
+    _, cells, _ = human_cells(["baseline_calls", "comparison_calls"], [(24.5, 16.0), (110.0, 3.0)])
+    assert cells == [["24.5", "16.0"], ["110.0", "3.0"]]
 
 
 def test_digit_text_is_right_aligned_like_numbers():

@@ -159,7 +159,8 @@ def _is_duration(lower: str) -> bool:
 
 def _shared_units(columns: Sequence[str], values: list[list]) -> dict[int, Any]:
     """The unit of every duration and bytes column: the one that fits the largest value of its
-    family; a family without values takes the unit most columns of its kind have."""
+    family; a family without values takes the unit most columns of its kind have. For the other
+    number columns: the decimals their family needs."""
     out: dict[int, Any] = {}
     for kind, pick, test in (("ns", _duration_unit, _is_duration), ("bytes", _byte_unit,
                                                                     lambda n: n.endswith("_bytes"))):
@@ -179,6 +180,14 @@ def _shared_units(columns: Sequence[str], values: list[list]) -> dict[int, Any]:
         fallback = common.most_common(1)[0][0] if common else None
         for i in idx:
             out[i] = units.get(_family(columns[i]), fallback)
+    # plain numbers: one number of decimals per family (baseline_calls 24.5 beside comparison_calls 16.0)
+    plain = [i for i, c in enumerate(columns) if i not in out and not re.search(r"_(ns|ratio|pct|gbps)$", c.lower())
+             and any(v is not None for v in values[i]) and all(v is None or _is_number(v) for v in values[i])]
+    need: dict[str, int] = {}
+    for i in plain:
+        fam = _family(columns[i])
+        need[fam] = max(need.get(fam, 0), _decimals([v for v in values[i] if v is not None]))
+    out.update({i: need[_family(columns[i])] for i in plain})
     return out
 
 
@@ -221,7 +230,7 @@ def _column(name: str, values: list, units: str | None, shared: Any = None) -> _
     if lower.endswith("_gbps"):
         return _Col(f"{_stem(name, name[-5:])}_GB/s", lambda v: NULL if v is None else fixed(v, 1, 2), True)
     group = not _KEY_INT.search(lower)
-    dec = _decimals(nums)
+    dec = shared if isinstance(shared, int) else _decimals(nums)
     return _Col(name, lambda v: NULL if v is None else _plain_number(v, group, dec), True)
 
 
