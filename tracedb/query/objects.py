@@ -163,7 +163,12 @@ def describe_object(con, name: str) -> tuple[str, Result]:
             raise unknown("view or table", name, list(objs) + table_names(con), "'tracedb views' lists the views.")
         header = row[0] or ""
     if name in objs and objs[name].kind == "table_macro":
-        return header, Result(["column", "type", "description"], [])
+        # a macro's columns are those of the view the library makes from it (op_diff for op_diff_between)
+        view = next((o.name for o in objs.values() if o.source_file == objs[name].source_file and o.kind == "view"),
+                    None)
+        if view is None:
+            return header, Result(["column", "type", "description"], [])
+        name = view
     cols = con.execute("""
         SELECT column_name, data_type, comment FROM duckdb_columns()
         WHERE table_name = ? AND schema_name = 'main' ORDER BY column_index
