@@ -9,6 +9,19 @@ COMMENT ON TABLE op_name_map IS 'Framework op names that mean the same op on bot
 COMMENT ON COLUMN op_name_map.baseline_name IS 'Op name as written in one run (usually the baseline), e.g. Optimizer.step#SGD.step.';
 COMMENT ON COLUMN op_name_map.comparison_name IS 'The name it is compared under (the other run''s name), e.g. Optimizer.step#NpuFusedSGD.step.';
 
+-- Shipped rows (data, not code): one op that PyTorch versions spell differently. PyTorch >= 1.10
+-- records each autograd node under the op "autograd::engine::evaluate_function: <node>", older
+-- versions as "<node>"; AccumulateGrad keeps its node name across versions, so the two spellings
+-- are one op (other nodes changed their names too: CudnnConvolutionBackward ->
+-- ConvolutionBackward0, and tracedb compare suggests --op-name-map for them). Inserted when
+-- missing each time a tracedb version applies the schema; msprof-analyze compares without it
+-- (DELETE the row to reproduce its alignment exactly).
+INSERT INTO op_name_map
+SELECT t.baseline_name, t.comparison_name
+FROM (VALUES ('autograd::engine::evaluate_function: torch::autograd::AccumulateGrad',
+              'torch::autograd::AccumulateGrad')) AS t(baseline_name, comparison_name)
+WHERE NOT EXISTS (SELECT 1 FROM op_name_map AS m WHERE m.baseline_name = t.baseline_name);
+
 CREATE TABLE IF NOT EXISTS compare_step (
     run_id INTEGER NOT NULL,
     step   INTEGER NOT NULL

@@ -99,6 +99,8 @@ UNSUFFIXED = {
     "c_out": "conv channels", "padded_m": "as m", "padded_n": "as n", "padded_k": "as k",
     "padded_c_in": "as c_in", "padded_c_out": "as c_out",
     "flops": "floating-point operations (a count)", "shape_flops": "as flops", "profiler_flops": "as flops",
+    "ratio": "overall_comparison, step_comparison: comparison / baseline, a plain number (issue 43's name; "
+             "*_ratio columns are shown as %)",
 }
 
 # One word per meaning: each word, what it means, and the objects whose name or output columns use

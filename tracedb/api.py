@@ -11,11 +11,11 @@ from the repository root, as tests/test_docs.py does):
 >>> db.query("step_breakdown", rank=0).df()[["run_name", "step", "computing_ns", "free_ns"]]
   run_name  step  computing_ns   free_ns
 0   level1    50       8873737  25744069
->>> print(db.query("SELECT rank, sum(dur_ns) AS free_ns FROM free_time GROUP BY rank ORDER BY rank"))
-rank  free_ms
-----  -------
-   0   25.744
-   1   26.675
+>>> print(db.query("SELECT run_name, rank, sum(dur_ns) AS free_ns FROM free_time GROUP BY run_name, rank ORDER BY 1, 2"))
+run_name  rank  free_ms
+--------  ----  -------
+level1       0   25.744
+level1       1   26.675
 
 (the profiler's own step_trace_time.csv says Computing 8873.756 µs, Free 25744.050 µs and
 26675.274 µs for these two ranks.)
@@ -259,7 +259,7 @@ def query_rows(name_or_sql: str, db: str | Path | None = None, *, baseline: str 
     with read_session(db, write=write) as con:
         sql, params = plan(con, text, baseline=baseline, comparison=comparison, run=run, rank=rank,
                            step=step, limit=limit, write=write)
-        yield Rows(con, sql, params, write)
+        yield Rows(con, sql, params, write, (run, rank, step))
 
 
 def check(db: str | Path | None = None, run: str | None = None) -> tuple[Result, int]:

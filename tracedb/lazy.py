@@ -16,6 +16,7 @@ MODULES = {
     "api": "tracedb.api",                        # the public names of the tracedb package
     "ingestion": "tracedb.ingestion",            # tracedb ingest, compare, reclassify
     "compare_command": "tracedb.compare.command",  # tracedb compare
+    "compare_show": "tracedb.compare.show",      # tracedb compare: its tables
     "compare_store": "tracedb.compare.store",    # tracedb ingest --role: the op alignment of the pair
     "summary": "tracedb.findings.summary",       # tracedb summary, report
     "report": "tracedb.findings.report",         # tracedb report

@@ -1,6 +1,7 @@
 -- op_diff_between — per framework op name, device time of a comparison run against a baseline run.
--- Grain:     one row per framework op name (after op_name_map) compared on either side; ordered by
---            diff_total_ns descending. The ops compared are those of the stored alignment
+-- Grain:     one row per framework op name (after op_name_map) compared on either side; the ops
+--            both sides have first, then by |diff_total_ns| descending (the top degraded op of
+--            tracedb compare, summary and report is the first row), then op_name. The ops compared are those of the stored alignment
 --            (op_match of the pair, written by tracedb compare: top-level ops, drilled down with
 --            --max-kernel-num); without an alignment, the top-level ops (children of ProfilerStep#N
 --            and roots outside steps). Steps restricted by compare_step.
@@ -16,7 +17,8 @@
 --            sums an op's subtree over all host threads: *_msprof_total_ns, from
 --            op.msprof_device_total_ns (derive/126), over the same ops.
 -- Units:     *_ns integer nanoseconds (per-rank totals rounded to the ns); *_calls per rank; *_count ranks;
---            *_ratio plain ratio (1.0 = unchanged).
+--            *_ratio plain ratio (1.0 = unchanged); change_pct percent change of the total (+93.5 =
+--            93.5 % longer in the comparison).
 -- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
 -- Browse:    op_diff(baseline, comparison)
 CREATE OR REPLACE MACRO op_diff_between(baseline_run, comparison_run) AS TABLE
@@ -125,22 +127,19 @@ per_rank AS (
     FROM joined
 )
 SELECT
-    CAST(baseline_run AS VARCHAR)                 AS baseline_run,         -- baseline run name
-    CAST(comparison_run AS VARCHAR)               AS comparison_run,       -- comparison run name
     op_key::VARCHAR                               AS op_name,              -- framework op name after op_name_map (msprof-analyze Operator Name)
-    op_key::VARCHAR                               AS op_type,              -- same as op_name (schema 1 had kernel.op_type here: that comparison is kernel_diff now)
-    b_ranks::BIGINT                               AS baseline_rank_count,  -- ranks of the baseline run with framework ops (the per-rank divisor)
-    b_calls_pr::DOUBLE                            AS baseline_calls,       -- ops of this name per baseline rank (Base Operator Number)
     b_total_pr::BIGINT                            AS baseline_total_ns,    -- device time of these ops and their subtrees per baseline rank, ns (Base Device Duration)
+    c_total_pr::BIGINT                            AS comparison_total_ns,  -- device time of these ops and their subtrees per comparison rank, ns (Comparison Device Duration)
+    (c_total_pr - b_total_pr)::BIGINT             AS diff_total_ns,        -- comparison − baseline device time per rank, ns (Diff Duration)
+    CASE WHEN b_total_pr > 0
+         THEN (c_total_pr - b_total_pr) * 100.0 / b_total_pr END::DOUBLE AS change_pct,  -- (comparison − baseline) / baseline device time × 100; NULL when the baseline has none
+    b_calls_pr::DOUBLE                            AS baseline_calls,       -- ops of this name per baseline rank (Base Operator Number)
+    c_calls_pr::DOUBLE                            AS comparison_calls,     -- ops of this name per comparison rank (Comparison Operator Number)
+    (c_calls_pr - b_calls_pr)::DOUBLE             AS diff_calls,           -- comparison − baseline ops per rank
     CASE WHEN b_calls > 0
          THEN b_total // b_calls END::BIGINT      AS baseline_avg_ns,      -- device time per baseline op, ns (integer division)
-    c_ranks::BIGINT                               AS comparison_rank_count, -- ranks of the comparison run with framework ops (the per-rank divisor)
-    c_calls_pr::DOUBLE                            AS comparison_calls,     -- ops of this name per comparison rank (Comparison Operator Number)
-    c_total_pr::BIGINT                            AS comparison_total_ns,  -- device time of these ops and their subtrees per comparison rank, ns (Comparison Device Duration)
     CASE WHEN c_calls > 0
          THEN c_total // c_calls END::BIGINT      AS comparison_avg_ns,    -- device time per comparison op, ns (integer division)
-    (c_total_pr - b_total_pr)::BIGINT             AS diff_total_ns,        -- comparison − baseline device time per rank, ns (Diff Duration)
-    (c_calls_pr - b_calls_pr)::DOUBLE             AS diff_calls,           -- comparison − baseline ops per rank
     CASE WHEN b_total_pr > 0
          THEN c_total_pr::DOUBLE / b_total_pr END::DOUBLE AS total_ratio,  -- comparison / baseline device time (Diff Ratio); NULL when the baseline has none
     CASE WHEN b_calls > 0 AND c_calls > 0 AND b_total > 0
@@ -148,10 +147,15 @@ SELECT
     b_msprof_pr::BIGINT                           AS baseline_msprof_total_ns,   -- msprof-analyze's Base Device Duration of the same ops per baseline rank: copies its flows link (NPU MEMCPY_ASYNC, Kineto gpu_memcpy) included, subtrees over all threads (op.msprof_device_total_ns), ns
     c_msprof_pr::BIGINT                           AS comparison_msprof_total_ns, -- msprof-analyze's Comparison Device Duration of the same ops per comparison rank (op.msprof_device_total_ns), ns
     bp.p_precision::VARCHAR                       AS baseline_precision,   -- precision of the baseline's ops of this name (op_precision: the first floating-point input type; fp32, bf16, fp16 ...), the one with the most device time; NULL when no type was recorded
-    cp.p_precision::VARCHAR                       AS comparison_precision  -- as baseline_precision, comparison side
+    cp.p_precision::VARCHAR                       AS comparison_precision, -- as baseline_precision, comparison side
+    b_ranks::BIGINT                               AS baseline_rank_count,  -- ranks of the baseline run with framework ops (the per-rank divisor)
+    c_ranks::BIGINT                               AS comparison_rank_count, -- ranks of the comparison run with framework ops (the per-rank divisor)
+    CAST(baseline_run AS VARCHAR)                 AS baseline_run,         -- baseline run name
+    CAST(comparison_run AS VARCHAR)               AS comparison_run,       -- comparison run name
+    op_key::VARCHAR                               AS op_type               -- same as op_name (schema 1 had kernel.op_type here: that comparison is kernel_diff now)
 FROM per_rank
 LEFT JOIN side_precision AS bp
     ON bp.p_side = 'b' AND bp.p_key = per_rank.op_key
 LEFT JOIN side_precision AS cp
     ON cp.p_side = 'c' AND cp.p_key = per_rank.op_key
-ORDER BY diff_total_ns DESC, op_name;
+ORDER BY (b_calls > 0 AND c_calls > 0) DESC, abs(c_total_pr - b_total_pr) DESC, op_name;

@@ -42,4 +42,4 @@ SELECT
     (idle_ns / sum(idle_ns) OVER (PARTITION BY run_name, rank, step, stream_id))::DOUBLE
                                                                             AS idle_ratio        -- share of the stream's idle time in the step (HTA idle_time_ratio)
 FROM both_scopes
-ORDER BY run_name, rank, step NULLS LAST, stream_id, cause;
+ORDER BY run_name, rank, step NULLS LAST, TRY_CAST(stream_id AS BIGINT) NULLS LAST, stream_id, cause;

@@ -46,4 +46,4 @@ SELECT
 FROM series AS s
 JOIN run AS r
     ON r.run_id = s.run_id
-ORDER BY r.run_name, s.rank, s.stream_id, s.ts_ns, s.delta DESC, s.kernel_id;
+ORDER BY r.run_name, s.rank, TRY_CAST(s.stream_id AS BIGINT) NULLS LAST, s.stream_id, s.ts_ns, s.delta DESC, s.kernel_id;

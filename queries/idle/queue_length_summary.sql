@@ -48,4 +48,4 @@ SELECT
     a.zero_queue_ns::BIGINT             AS zero_queue_ns,             -- time with no kernel waiting to start, ns
     a.full_queue_ns::BIGINT             AS full_queue_ns               -- time with ≥ 1024 kernels queued (HTA duration_at_max_queue_length), ns
 FROM agg AS a
-ORDER BY a.run_name, a.rank, a.step NULLS LAST, a.stream_id;
+ORDER BY a.run_name, a.rank, a.step NULLS LAST, TRY_CAST(a.stream_id AS BIGINT) NULLS LAST, a.stream_id;

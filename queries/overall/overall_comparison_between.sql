@@ -13,9 +13,13 @@
 --            device event; a metric a rank lacks counts as 0), as the framework-op comparison does.
 --            *_msprof_dur_ns: msprof-analyze's own numbers (overall_summary.msprof_dur_ns) where its
 --            reading of a capture differs (docs/msprof-analyze.md).
--- Units:     *_ns integer nanoseconds (rank averages rounded to the ns); *_count kernels (rank
---            average, rounded); *_bytes bytes; *_gbps GB/s (bandwidth rows: mean of the ranks
---            that have the row); *_ratio plain ratios (*_e2e_ratio 0–1).
+-- Units:     *_ns integer nanoseconds (rank averages rounded to the ns); *_kernel_count kernels (rank
+--            average, rounded); *_step_count steps; *_bytes bytes; *_gbps GB/s (bandwidth rows: mean
+--            of the ranks that have the row); *_ratio plain ratios (*_e2e_ratio 0–1; diff_ratio
+--            comparison / baseline); ratio the same comparison / baseline of the row's duration,
+--            Mem Usage or bandwidth, NULL when the baseline has none; change_pct percent (+93.5 =
+--            93.5 % longer). Whole capture: the step counts say how many steps each side adds up
+--            (step_comparison compares a mean step).
 -- Parameters: baseline_run, comparison_run — run names (run.run_name), positional.
 -- Method:    overall_summary is read once and both sides are taken from it by conditional
 --            aggregation (no self-join): Spark inlines every use of a view or CTE, and the
@@ -67,37 +71,62 @@ joined AS (
     CROSS JOIN runs AS r
     GROUP BY s.metric, s.parent_metric
 ),
+steps AS (
+    SELECT r.run_name, count(DISTINCT s.step) AS step_count
+    FROM step AS s
+    JOIN run AS r
+        ON r.run_id = s.run_id
+    CROSS JOIN runs AS p
+    WHERE r.run_name IN (p.baseline_name, p.comparison_name)
+    GROUP BY r.run_name
+),
 with_e2e AS (
     SELECT
         *,
         max(CASE WHEN metric = 'E2E Time' THEN baseline_dur_ns END) OVER () AS baseline_e2e_ns,
-        max(CASE WHEN metric = 'E2E Time' THEN comparison_dur_ns END) OVER () AS comparison_e2e_ns
+        max(CASE WHEN metric = 'E2E Time' THEN comparison_dur_ns END) OVER () AS comparison_e2e_ns,
+        coalesce(baseline_dur_ns, baseline_size_bytes, baseline_bandwidth_gbps) AS baseline_value,
+        coalesce(comparison_dur_ns, comparison_size_bytes, comparison_bandwidth_gbps) AS comparison_value
     FROM joined
 )
 SELECT
-    r.baseline_name::VARCHAR                                       AS baseline_run,              -- baseline run name
-    r.comparison_name::VARCHAR                                     AS comparison_run,            -- comparison run name
     j.metric::VARCHAR                                              AS metric,                    -- OverallMetrics row (overall_summary.metric)
     j.parent_metric::VARCHAR                                       AS parent_metric,             -- row it is indented under; NULL for a top row
     round(j.baseline_dur_ns)::BIGINT                               AS baseline_dur_ns,           -- baseline duration, ns (rank average); NULL when the run lacks the row
-    round(j.baseline_kernel_count)::BIGINT                         AS baseline_kernel_count,     -- baseline kernel count (rank average); NULL where msprof-analyze prints "/"
-    (j.baseline_dur_ns / j.baseline_e2e_ns)::DOUBLE                AS baseline_e2e_ratio,     -- baseline duration / baseline E2E (Duration Ratio)
     round(j.comparison_dur_ns)::BIGINT                             AS comparison_dur_ns,         -- comparison duration, ns (rank average)
-    round(j.comparison_kernel_count)::BIGINT                       AS comparison_kernel_count,   -- comparison kernel count (rank average)
-    (j.comparison_dur_ns / j.comparison_e2e_ns)::DOUBLE            AS comparison_e2e_ratio,   -- comparison duration / comparison E2E
     (round(coalesce(j.comparison_dur_ns, 0)) - round(coalesce(j.baseline_dur_ns, 0)))::BIGINT
                                                                    AS diff_ns,                   -- Diff Duration: comparison − baseline, ns
+    CASE WHEN j.baseline_value > 0
+         THEN (coalesce(j.comparison_value, 0) - j.baseline_value) * 100.0 / j.baseline_value END::DOUBLE
+                                                                   AS change_pct,                -- (comparison − baseline) / baseline × 100 of the row's duration (Mem Usage: bytes; bandwidth rows: GB/s); NULL when the baseline has none
+    CASE WHEN j.baseline_value > 0
+         THEN coalesce(j.comparison_value, 0) / j.baseline_value END::DOUBLE
+                                                                   AS ratio,                     -- comparison / baseline of the same quantity (1.0 = unchanged); NULL when the baseline has none
+    round(j.baseline_kernel_count)::BIGINT                         AS baseline_kernel_count,     -- baseline kernel count (rank average); NULL where msprof-analyze prints "/"
+    round(j.comparison_kernel_count)::BIGINT                       AS comparison_kernel_count,   -- comparison kernel count (rank average)
+    (j.baseline_dur_ns / j.baseline_e2e_ns)::DOUBLE                AS baseline_e2e_ratio,        -- baseline duration / baseline E2E (Duration Ratio)
+    (j.comparison_dur_ns / j.comparison_e2e_ns)::DOUBLE            AS comparison_e2e_ratio,      -- comparison duration / comparison E2E
     CASE WHEN coalesce(j.baseline_dur_ns, 0) = 0 AND coalesce(j.comparison_dur_ns, 0) = 0 THEN 1.0
          WHEN coalesce(j.baseline_dur_ns, 0) = 0 THEN NULL
          ELSE coalesce(j.comparison_dur_ns, 0) / j.baseline_dur_ns END::DOUBLE
-                                                                   AS diff_ratio,                -- Diff Ratio: comparison / baseline (1.0 = same; NULL when only the baseline is 0)
+                                                                   AS diff_ratio,                -- Diff Ratio: comparison / baseline duration, as msprof-analyze (1.0 when both are 0 or absent; NULL when only the baseline is 0); the table shows it ×100 as diff_%, ratio and change_pct read easier
     round(j.baseline_size_bytes)::BIGINT                           AS baseline_size_bytes,       -- Mem Usage of the baseline, bytes (rank average); NULL for other rows
     round(j.comparison_size_bytes)::BIGINT                         AS comparison_size_bytes,     -- Mem Usage of the comparison, bytes (rank average)
     j.baseline_bandwidth_gbps::DOUBLE                              AS baseline_bandwidth_gbps,   -- RDMA / SDMA Bandwidth of the baseline, GB/s (mean of its ranks that have the row); NULL for other rows
     j.comparison_bandwidth_gbps::DOUBLE                            AS comparison_bandwidth_gbps, -- RDMA / SDMA Bandwidth of the comparison, GB/s (mean of its ranks that have the row)
+    coalesce(bs.step_count, 0)::BIGINT
+                                                                   AS baseline_step_count,       -- steps the baseline capture holds (its whole-capture numbers add them all up)
+    coalesce(cs.step_count, 0)::BIGINT
+                                                                   AS comparison_step_count,     -- steps the comparison capture holds
     j.sort_key::VARCHAR                                            AS sort_key,                  -- msprof-analyze's row order
     round(j.baseline_msprof_dur_ns)::BIGINT                        AS baseline_msprof_dur_ns,    -- msprof-analyze's own baseline duration for the row (overall_summary.msprof_dur_ns, rank average), ns
-    round(j.comparison_msprof_dur_ns)::BIGINT                      AS comparison_msprof_dur_ns   -- msprof-analyze's own comparison duration for the row (overall_summary.msprof_dur_ns, rank average), ns
+    round(j.comparison_msprof_dur_ns)::BIGINT                      AS comparison_msprof_dur_ns,  -- msprof-analyze's own comparison duration for the row (overall_summary.msprof_dur_ns, rank average), ns
+    r.baseline_name::VARCHAR                                       AS baseline_run,              -- baseline run name
+    r.comparison_name::VARCHAR                                     AS comparison_run             -- comparison run name
 FROM with_e2e AS j
 CROSS JOIN runs AS r
+LEFT JOIN steps AS bs
+    ON bs.run_name = r.baseline_name
+LEFT JOIN steps AS cs
+    ON cs.run_name = r.comparison_name
 ORDER BY j.sort_key;

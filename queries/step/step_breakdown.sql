@@ -26,8 +26,10 @@
 --            SDMA) are neither computing nor communication; they widen the step window (first to
 --            last device event) and copy_ns = |U(copies) \ U(computing ∪ communication)| is the
 --            part of free_ns they fill (msprof-analyze's Free Time splits into SDMA and Free alike).
---            Column order: keys; headline numbers (computing, communication, uncovered communication, free,
---            copy); details; MindSpore fp/bp last.
+--            Column order: keys, computing, uncovered communication, free and E2E first (the columns a
+--            table fitted to the terminal keeps), details, then MindSpore's fp/bp/tail and communication
+--            and free without copies last: the DuckDB shell shows a wide result's first and last
+--            columns, so these are what it shows.
 -- Method:    one sort of each step's kernels by start: a kernel adds to the union of its set
 --            (computing, communication, both, all) the part of it after the latest end of the
 --            set's kernels before it (touching intervals merge); Overlapped = |U(comm)| +
@@ -135,18 +137,14 @@ SELECT
     p.rank::INTEGER                                                     AS rank,                                             -- global rank
     p.step::INTEGER                                                     AS step,                                             -- step number N of ProfilerStep#N (MindSpore: step_num); NULL = whole capture without steps
     CASE WHEN p.has_computing THEN p.computing_ns END::BIGINT           AS computing_ns,                                     -- Computing: union of computing kernels, ns; NULL when only communication intervals are known (MindSpore step_trace_raw)
-    p.communication_ns::BIGINT                                          AS communication_ns,                                 -- Communication: union of communication ops, ns
     CASE WHEN p.has_computing THEN p.communication_ns - p.overlapped_ns END::BIGINT
                                                                         AS communication_not_overlapped_ns,                  -- Communication(Not Overlapped): communication not covered by computing, ns; NULL without computing kernels
     CASE WHEN p.has_computing
          THEN (p.end_ns - p.start_ns) - (p.computing_ns + p.communication_ns - p.overlapped_ns) END::BIGINT
                                                                         AS free_ns,                                          -- Free: step span with neither computing nor communication, ns; NULL without computing kernels
-    CASE WHEN p.has_computing THEN p.copy_ns END::BIGINT              AS copy_ns,                                          -- Copy: union of copies (Kineto memcpy / memset, NPU SDMA tasks) not under computing or communication, ns; part of free_ns; NULL without computing kernels
-    CASE WHEN p.has_computing
-         THEN (p.end_ns - p.start_ns) - (p.computing_ns + p.communication_ns - p.overlapped_ns) - p.copy_ns END::BIGINT
-                                                                        AS free_excl_copy_ns,                                -- Free without copies: step span with no kernel, communication op nor copy, ns; free_ns = copy_ns + free_excl_copy_ns
     (p.end_ns - p.start_ns)::BIGINT                                     AS e2e_ns,                                           -- E2E time of the step: step_end_ns − step_start_ns (MindSpore: end_point − start_point), ns
     CASE WHEN p.has_computing THEN p.overlapped_ns END::BIGINT          AS overlapped_ns,                                    -- Overlapped: communication covered by computing, ns; NULL without computing kernels
+    CASE WHEN p.has_computing THEN p.copy_ns END::BIGINT              AS copy_ns,                                          -- Copy: union of copies (Kineto memcpy / memset, NPU SDMA tasks) not under computing or communication, ns; part of free_ns; NULL without computing kernels
     p.bubble_ns::BIGINT                                                 AS bubble_ns,                                        -- Bubble: total duration of hcom_receive* (MindSpore Receive-op*) ops (pipeline wait), ns
     CASE WHEN p.has_computing
          THEN greatest(p.communication_ns - p.overlapped_ns - p.bubble_ns, 0) END::BIGINT
@@ -160,7 +158,11 @@ SELECT
     p.copy_count::BIGINT                                                AS copy_count,                                       -- copies (memcpy / memset / SDMA rows) in the step
     (p.fp_ns - p.start_ns)::BIGINT                                      AS iteration_interval_ns,                            -- MindSpore iteration_interval: fp_point − start_point (data/host wait), ns; NULL for other runs
     (p.bp_ns - p.fp_ns)::BIGINT                                         AS fp_and_bp_ns,                                     -- MindSpore fp_and_bp: bp_point − fp_point (forward + backward), ns; NULL for other runs
-    (p.end_ns - p.bp_ns)::BIGINT                                        AS tail_ns                                           -- MindSpore tail: end_point − bp_point (after backward: gradient update ...), ns; NULL for other runs
+    (p.end_ns - p.bp_ns)::BIGINT                                        AS tail_ns,                                          -- MindSpore tail: end_point − bp_point (after backward: gradient update ...), ns; NULL for other runs
+    p.communication_ns::BIGINT                                          AS communication_ns,                                 -- Communication: union of communication ops, ns
+    CASE WHEN p.has_computing
+         THEN (p.end_ns - p.start_ns) - (p.computing_ns + p.communication_ns - p.overlapped_ns) - p.copy_ns END::BIGINT
+                                                                        AS free_excl_copy_ns                                 -- Free without copies: step span with no kernel, communication op nor copy, ns; free_ns = copy_ns + free_excl_copy_ns
 FROM parts AS p
 JOIN run AS r
     ON r.run_id = p.run_id

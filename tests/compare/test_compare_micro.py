@@ -89,8 +89,9 @@ def test_op_diff_counts_each_side_per_rank(two_runs):
     # X: comparison only: 5 / 2 ranks = 2.5 ns, rounded half away from zero (DuckDB and Spark round)
     assert got["X"][:2] == (0.0, 0) and got["X"][4] == 3 and got["X"][6] is None
     order = [r[0] for r in con.execute("SELECT op_name FROM op_diff_between('base', 'comp')").fetchall()]
-    # diff_total_ns desc: A 100, D 20 - 10 = 10, X 3, C (70 + 30) / 2 - 50 = 0, B -100
-    assert order == ["A", "D", "X", "C", "B"]
+    # ops both runs have first, then |diff_total_ns| desc (issue 43): A 100, B |-100| (A before B by
+    # name), D 20 - 10 = 10, C (70 + 30) / 2 - 50 = 0; then X (comparison only) 3
+    assert order == ["A", "B", "D", "C", "X"]
 
 
 def test_op_alignment_rows_carry_both_sides(two_runs):
@@ -212,12 +213,12 @@ def test_run_compare_sets_roles_and_refuses_bad_sides(two_runs, db_path):
     rep = run_compare("base", "comp", db_path, name_map=[("X", "A")], limit=3)
     assert (rep.pairs, rep.matched) == (9, 3)
     view, cols, rows = rep.sections[-1]
-    assert view == "op_diff" and len(rows) == 3 and cols[2] == "op_name"
+    assert view == "op_diff" and len(rows) == 3 and cols[0] == "op_name"      # issue 43: op_name first
     import duckdb
     with duckdb.connect(str(db_path), read_only=True) as c:
         assert c.execute("SELECT run_name, role FROM run ORDER BY run_id").fetchall() == [
             ("base", "baseline"), ("comp", "comparison")]
-        assert c.execute("SELECT * FROM op_name_map").fetchall() == [("X", "A")]
+        assert c.execute("SELECT * FROM op_name_map WHERE baseline_name = 'X'").fetchall() == [("X", "A")]
     with pytest.raises(QueryError, match="same run"):
         run_compare("base", "base", db_path)
     with pytest.raises(QueryError, match="neither a path nor a run"):
@@ -322,7 +323,7 @@ def test_cli_compare_ingests_paths_in_one_process(tmp_path):
     assert isinstance(json.loads(res.stdout), list)          # op_diff rows (empty until ops are derived)
     assert rows(db, "SELECT run_name, role FROM run ORDER BY run_id") == [
         ("level1_2024_rank0_ascend_pt", "baseline"), ("rank0_ascend_pt", "comparison")]
-    assert rows(db, "SELECT * FROM op_name_map") == [("a", "b")]
+    assert rows(db, "SELECT * FROM op_name_map WHERE baseline_name = 'a'") == [("a", "b")]
     # the same two runs by name: nothing ingested again, roles kept
     res = CliRunner().invoke(app, ["compare", "level1_2024_rank0_ascend_pt", "rank0_ascend_pt", "--db", str(db)])
     assert res.exit_code == 0 and "op_diff" in res.stdout

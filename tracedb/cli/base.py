@@ -29,7 +29,43 @@ from ..render.table import render_table
 from . import typer_coercion
 
 
-class Group(typer.core.TyperGroup):
+HELP_WIDTH = 10_000     # click wraps help at min(terminal width, this): the terminal's width decides
+
+QUESTIONS = """Which command answers which question:
+
+\b
+  Where does each step's time go?     tracedb query step_breakdown
+  Which rank is slow, and why?        tracedb query slow_rank
+  When and why is the device idle?    tracedb query free_time, idle_time
+  Which communication is not hidden?  tracedb query uncovered_communication
+  Which link or collective is slow?   tracedb query slow_link, comm_op
+  What changed between two runs?      tracedb compare BASELINE COMPARISON
+  Which ops got slower or are new?    tracedb query op_diff
+  Where is the memory peak?           tracedb query memory_peak
+  What is slow, in plain words?       tracedb summary
+  One page of charts to share         tracedb report -o report.html
+  Are the numbers consistent?         tracedb check
+  What is a view, in which units?     tracedb describe VIEW
+  Which views are there?              tracedb views
+"""
+
+
+class HelpGroup(typer.core.TyperGroup):
+    """Help at the terminal's width, each command listed with its whole summary (its first
+    sentence), wrapped rather than cut with '...'."""
+
+    def format_commands(self, ctx, formatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit=HELP_WIDTH)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+class Group(HelpGroup):
     """The root command: the global flags (-q/--quiet, --debug) work after the subcommand too
     (``tracedb ingest -q PATH``, ux-review F13); they are moved in front of it before parsing."""
 
@@ -53,6 +89,8 @@ app = typer.Typer(
           "GPU: PyTorch Kineto). Ingest profiler folders into one DuckDB file, then query named SQL views.\n\n"
           "Example:  tracedb ingest ./run_a --role baseline && tracedb ingest ./run_b --role comparison "
           "&& tracedb query op_diff"),
+    epilog=QUESTIONS,
+    context_settings={"max_content_width": HELP_WIDTH},
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
@@ -99,6 +137,10 @@ UnitsOption = Annotated[Optional[Units], typer.Option(
                     "ns prints the exact integers).")]
 WideOption = Annotated[bool, typer.Option("--wide", help="Table: every column, text uncut, wider than the terminal.")]
 VerticalOption = Annotated[bool, typer.Option("--vertical", "-x", help="Table: one 'column | value' line per field.")]
+ExcelSafeOption = Annotated[bool, typer.Option(
+    "--excel-safe", help="csv: put a ' before a text cell that starts with =, +, -, @, tab or CR, so that a "
+                         "spreadsheet shows it as text instead of running it as a formula (names come from "
+                         "the traces).")]
 
 state = {"debug": False, "quiet": False, "signal": None}
 
@@ -209,27 +251,33 @@ def terminal_width() -> Optional[int]:
 
 
 def print_result(res, fmt: Format, *, units: Optional[Units] = None, wide: bool = False, vertical: bool = False,
-           max_rows: Optional[int] = None, wrap_last: bool = False) -> None:
+           max_rows: Optional[int] = None, wrap_last: bool = False, excel: bool = False) -> None:
     sys.stdout.write(render(res.columns, res.rows, fmt.value, width=terminal_width(), max_rows=max_rows,
                             units=units.value if units else None, vertical=vertical, wide=wide,
-                            wrap_last=wrap_last))
+                            wrap_last=wrap_last, excel=excel))
 
 
 def print_rows(rows: Rows, fmt: Format, *, units: Optional[Units] = None, wide: bool = False,
-                vertical: bool = False, max_rows: Optional[int] = None) -> None:
+                vertical: bool = False, max_rows: Optional[int] = None, excel: bool = False) -> Optional[int]:
     """Print a query result without holding it in memory: csv / json / ndjson a batch of rows at
     a time, the table its first ``max_rows`` rows and the row count; markdown and the table of
-    every row (--all, --limit) need all rows to size their columns."""
-    if fmt == Format.csv and rows.write_csv(sys.stdout):     # each line made by DuckDB (same text)
-        return
+    every row (--all, --limit) need all rows to size their columns.
+
+    Returns:
+        The number of rows when this printing knew it (the table, markdown), else None."""
+    if fmt == Format.csv and not excel and rows.write_csv(sys.stdout):     # each line made by DuckDB (same text)
+        return None
     if fmt.value in STREAMED:
-        write_stream(sys.stdout, rows.columns, rows.batches(), fmt.value)
-    elif fmt == Format.table and max_rows is not None:
+        write_stream(sys.stdout, rows.columns, rows.batches(), fmt.value, excel=excel)
+        return None
+    if fmt == Format.table and max_rows is not None:
         head, total = rows.first(max_rows)
         sys.stdout.write(render_table(rows.columns, head, width=terminal_width(), max_rows=max_rows,
                                       units=units.value if units else None, vertical=vertical, wide=wide,
                                       total=total))
-    else:
-        print_result(rows.result(), fmt, units=units, wide=wide, vertical=vertical, max_rows=max_rows)
+        return total
+    res = rows.result()
+    print_result(res, fmt, units=units, wide=wide, vertical=vertical, max_rows=max_rows)
+    return len(res.rows)
 
 

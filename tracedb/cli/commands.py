@@ -10,10 +10,11 @@ import typer
 from .. import __version__, api, lazy
 from ..compare.name_map import parse_name_map
 from ..progress import terminal_bar
-from ..render.machine import render
+from ..query.objects import derivation_text, describe_text, short_listing
 from ..render.table import DEFAULT_MAX_ROWS
-from .base import (DbOption, Format, FormatOption, Role, RoleOrNone, UnitsOption, VerticalOption, WideOption, app,
-                   command, err, guarded, print_result, print_rows, state, terminal_width, view_names)
+from .base import (HELP_WIDTH, DbOption, ExcelSafeOption, Format, FormatOption, HelpGroup, Role, RoleOrNone,
+                   UnitsOption, VerticalOption, WideOption, app, command, err, guarded, print_result, print_rows,
+                   state, terminal_width, view_names)
 
 
 def version_flag(value: bool) -> None:
@@ -91,8 +92,10 @@ def ingest(
                         progress=say, bar=bar, memory_limit=memory_limit, threads=threads,
                         step_range_pattern=step_range_pattern, storage_version=storage_version, jobs=jobs)
     rows = ", ".join(f"{n:,} {t}" for t, n in sorted(report.rows.items())) or "no new rows"
-    say(f"ingested {len(report.files_ingested)} file(s), skipped {len(report.files_skipped)}: {rows} "
-        f"into run(s) {', '.join(report.runs)} in {report.seconds:.1f} s")
+    skipped = len(report.files_skipped)
+    what = f", skipped {skipped} already in the database" if skipped else ""
+    say(f"ingested {len(report.files_ingested)} file(s){what}: {rows} into run(s) {', '.join(report.runs)} "
+        f"in {report.seconds:.1f} s")
 
 
 @command()
@@ -114,6 +117,7 @@ def query(
     vertical: VerticalOption = False,
     write: bool = typer.Option(False, "--write", help="Open the database read-write (SQL that changes data, "
                                                       "writes files or changes settings)."),
+    excel_safe: ExcelSafeOption = False,
 ) -> None:
     """Run a named view or SQL on a read-only connection and print the result.
 
@@ -129,24 +133,29 @@ def query(
     \b
       tracedb query step_breakdown --rank 0 --format csv
       tracedb query op_diff --baseline gpu_run --comparison npu_run --limit 20
-      tracedb query "SELECT rank, sum(dur_ns) FROM free_time GROUP BY rank"
+      tracedb query "SELECT run_name, rank, sum(dur_ns) AS free_ns FROM free_time GROUP BY run_name, rank"
       tracedb query free_time --all --units us
       tracedb query slow_rank -x --limit 2
       tracedb query kernel --rank 0 --limit 5 --wide
     """
     with api.query_rows(name_or_sql, db=db, baseline=baseline, comparison=comparison, run=run, rank=rank,
                         step=step, limit=limit, write=write) as rows:
-        print_rows(rows, fmt, units=units, wide=wide, vertical=vertical,
-                    max_rows=None if (all_rows or limit is not None) else DEFAULT_MAX_ROWS)
+        shown = print_rows(rows, fmt, units=units, wide=wide, vertical=vertical, excel=excel_safe,
+                           max_rows=None if (all_rows or limit is not None) else DEFAULT_MAX_ROWS)
+        hint = rows.empty_hint() if shown == 0 else None
+    if hint and not state["quiet"]:
+        err(f"hint: {hint}.")
 
 
 @command()
 def views(db: DbOption = None, fmt: FormatOption = Format.table) -> None:
-    """List the public views and table macros installed in the database.
+    """List the public views and table macros installed in the database, one line each (the
+    other formats give each whole summary).
 
     Example:  tracedb views --format markdown
     """
-    print_result(api.views(db), fmt, wrap_last=True)
+    res = api.views(db)
+    print_result(short_listing(res) if fmt == Format.table else res, fmt)
 
 
 @command()
@@ -155,17 +164,23 @@ def describe(
     db: DbOption = None,
     fmt: FormatOption = Format.table,
 ) -> None:
-    """Show a view's documentation and its columns with type, unit and source.
+    """Show what a view answers, its units, the reference tool's name for it and its columns; then
+    how it is computed (grain, source, reference, method).
 
     Example:  tracedb describe step_breakdown
     """
     header, res = api.describe(name, db)
+    width = terminal_width()
     if fmt == Format.table:
-        sys.stdout.write(header + "\n\n")
+        sys.stdout.write(describe_text(name, header, width) + "\n")
     print_result(res, fmt, wrap_last=True)
+    if fmt == Format.table:
+        derivation = derivation_text(header, width)
+        sys.stdout.write(("\n" + derivation) if derivation else "")
 
 
-runs_app = typer.Typer(no_args_is_help=False, rich_markup_mode=None)
+runs_app = typer.Typer(cls=HelpGroup, no_args_is_help=False, rich_markup_mode=None,
+                       context_settings={"max_content_width": HELP_WIDTH})
 app.add_typer(runs_app, name="runs")
 
 
@@ -405,22 +420,30 @@ def compare(
     baseline_step: Optional[int] = typer.Option(None, "--baseline-step", help="Compare only this step of the baseline."),
     comparison_step: Optional[int] = typer.Option(None, "--comparison-step",
                                                   help="Compare only this step of the comparison."),
+    per_step: bool = typer.Option(False, "--per-step", help="First table: step_comparison, the mean step of "
+                                                            "each run, instead of the whole-capture "
+                                                            "overall_comparison (as when a step is chosen)."),
     limit: int = typer.Option(20, "--limit", help="Rows of op_diff to print."),
     memory_limit: Optional[str] = typer.Option(
         None, "--memory-limit", help="DuckDB memory limit (default when a side is a path: 1300MB, as tracedb "
                                      "ingest). Two path sides are ingested at the same time when their files "
                                      "together take at most half of it, else one after the other."),
     fmt: FormatOption = Format.table,
+    excel_safe: ExcelSafeOption = False,
 ) -> None:
     """Compare two runs at the framework-op level (msprof-analyze compare, in SQL views).
 
     Ingests the sides given as paths (same process), makes them the baseline and comparison run,
     stores the op name map, the steps and the op and module alignments (tables op_match,
-    module_match), then prints overall_comparison (when installed) and the top of op_diff. The
-    views stay in the file: op_diff, op_alignment, kernel_diff, api_diff, communication_diff,
-    module_diff, module_alignment (and their *_between macros) answer further questions with
-    'tracedb query'. Formats other than table/markdown
-    print op_diff only.
+    module_match), then prints, each table titled with the runs and fitted to the terminal:
+    overall_comparison (whole capture; with --baseline-step / --comparison-step or --per-step
+    step_comparison, the compared steps, instead), step_comparison as well when the captures hold
+    different numbers of steps (with a warning), and the top of op_diff (ops both runs have first,
+    then by |diff|). Notes on stderr suggest --op-name-map items for ops that differ only by the
+    autograd prefix of newer PyTorch versions. The views stay in the file: op_diff, op_alignment,
+    kernel_diff, api_diff, communication_diff, module_diff, module_alignment, step_comparison (and
+    their *_between macros) answer further questions with 'tracedb query'. markdown prints each
+    view's own columns; csv / json / ndjson print op_diff only.
 
     Examples:
 
@@ -434,14 +457,11 @@ def compare(
     report = api.compare(baseline, comparison, db, name_map=parse_name_map(op_name_map, op_name_map_file),
                          use_input_shape=use_input_shape, max_kernel_num=max_kernel_num,
                          baseline_step=baseline_step, comparison_step=comparison_step, limit=limit, progress=say,
-                         memory_limit=memory_limit)
+                         memory_limit=memory_limit, per_step=per_step)
     say(f"baseline {report.baseline}, comparison {report.comparison}: {report.pairs:,} aligned op rows, "
         f"{report.matched:,} matched pairs (tracedb query op_alignment)")
-    for view, columns, rows in report.sections:
-        if fmt in (Format.table, Format.markdown):
-            sys.stdout.write(f"{'## ' if fmt == Format.markdown else ''}{view}\n\n")
-            sys.stdout.write(render(columns, rows, fmt.value) + "\n")
-        elif view == "op_diff":
-            sys.stdout.write(render(columns, rows, fmt.value))
+    for note in report.notes:
+        err(f"note: {note}")
+    sys.stdout.write(lazy.compare_show.render_report(report, fmt.value, terminal_width(), excel=excel_safe))
 
 

@@ -1,12 +1,18 @@
 """``tracedb compare``: ingest the sides given as paths, set the baseline/comparison pair, align
-their framework ops (:mod:`tracedb.compare.store`), and return overall_comparison and op_diff.
+their framework ops (:mod:`tracedb.compare.store`), and return overall_comparison (whole capture),
+step_comparison (the mean compared step) and op_diff.
 
-Everything but the op alignment is SQL; the threads that run the sides and the views side by
-side are :mod:`tracedb.compare.concurrency`'s.
+Steps are honoured in every table: with --baseline-step / --comparison-step (or --per-step) the
+first table is step_comparison of the compared steps instead of the whole-capture
+overall_comparison; when the two captures hold different numbers of steps, both are returned and
+a note says so. Everything but the op alignment is SQL; the threads that run the sides and the
+views side by side are :mod:`tracedb.compare.concurrency`'s; the printing is
+:mod:`tracedb.compare.show`'s.
 """
 from __future__ import annotations
 
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +34,14 @@ class CompareReport:
     pairs: int
     matched: int
     sections: list = field(default_factory=list)     # (view name, columns, rows)
+    steps: tuple = (0, 0)                           # steps each capture holds (baseline, comparison)
+    chosen: tuple = (None, None)                    # --baseline-step, --comparison-step
+    notes: list = field(default_factory=list)       # what the reader should know: step counts, name map
+    limit: int | None = None                        # op_diff rows asked for
+
+
+_VERSION_SUFFIX = re.compile(r"(Backward)\d+$")
+NAME_HINTS = 6          # suggested --op-name-map items at most
 
 
 
@@ -39,10 +53,10 @@ def side_name(arg: str) -> tuple[str, bool]:
     return detect(Path(arg)).default_name, True
 
 
-def overall_section(cur: duckdb.DuckDBPyConnection, baseline: str, comparison: str) -> list:
-    """overall_comparison of the two runs (when installed) as a report section: the view's
-    own rows, through its macro (the view picks the runs by role)."""
-    if not cur.execute("SELECT 1 FROM tracedb_object WHERE name = 'overall_comparison'").fetchone():
+def overall_section(cur: duckdb.DuckDBPyConnection, baseline: str, comparison: str, wanted: bool = True) -> list:
+    """overall_comparison of the two runs (when installed and ``wanted``) as a report section:
+    the view's own rows, through its macro (the view picks the runs by role)."""
+    if not wanted or not cur.execute("SELECT 1 FROM tracedb_object WHERE name = 'overall_comparison'").fetchone():
         return []
     cur.execute("SELECT * FROM overall_comparison_between(?, ?)", [baseline, comparison])
     return [("overall_comparison", [d[0] for d in cur.description], cur.fetchall())]
@@ -94,10 +108,68 @@ def op_diff_section(con: duckdb.DuckDBPyConnection, ids: dict[str, int], b_name:
         "SELECT count(*) FROM op_match WHERE baseline_run_id = ? AND comparison_run_id = ? "
         "AND baseline_op_id IS NOT NULL AND comparison_op_id IS NOT NULL",
         [ids["BASELINE"], ids["COMPARISON"]]).fetchone()[0]
-    cur = con.execute("SELECT * FROM op_diff" + (f" LIMIT {int(limit)}" if limit is not None else ""))
-    report.sections.append(("op_diff", [d[0] for d in cur.description], cur.fetchall()))
+    cur = con.execute("SELECT * FROM op_diff")        # every row (op names: few): the name hints read them too
+    columns, rows = [d[0] for d in cur.description], cur.fetchall()
+    report.sections.append(("op_diff", columns, rows if limit is None else rows[:int(limit)]))
+    report.notes = name_map_notes(con, columns, rows)
     return report
 
+
+
+def step_counts(con: duckdb.DuckDBPyConnection, ids: dict[str, int]) -> tuple[int, int]:
+    """The steps each run's capture holds (baseline, comparison)."""
+    return tuple(con.execute("SELECT count(DISTINCT step) FROM step WHERE run_id = ?", [ids[side]]).fetchone()[0]
+                 for side in ("BASELINE", "COMPARISON"))
+
+
+def step_section(con: duckdb.DuckDBPyConnection, b_name: str, c_name: str) -> list:
+    """step_comparison of the two runs (the compared steps: compare_step's), as a section."""
+    if not con.execute("SELECT 1 FROM tracedb_object WHERE name = 'step_comparison'").fetchone():
+        return []
+    cur = con.execute("SELECT * FROM step_comparison_between(?, ?)", [b_name, c_name])
+    return [("step_comparison", [d[0] for d in cur.description], cur.fetchall())]
+
+
+def step_notes(report: CompareReport) -> list[str]:
+    """The warning when the captures hold different numbers of steps and no step was chosen."""
+    (b, c), (bs, cs) = report.steps, report.chosen
+    if b == c or bs is not None or cs is not None:
+        return []
+    return [f"the captures hold different numbers of steps: {report.baseline} {b}, {report.comparison} {c}. "
+            "overall_comparison adds up every step of each capture and op_diff every op; step_comparison "
+            "compares the mean step. To compare one step with one step: --baseline-step N --comparison-step M"]
+
+
+def name_map_notes(con: duckdb.DuckDBPyConnection, columns: list[str], rows: list[tuple]) -> list[str]:
+    """A suggestion of --op-name-map items when ops that only one side has differ from an op of
+    the other side only by a prefix the shipped name map knows (``autograd::engine::evaluate_function:
+    `` of newer PyTorch versions) and an autograd node's version number (AddmmBackward,
+    AddmmBackward0)."""
+    prefixes = sorted({b[:-len(c)] for b, c in con.execute(
+        "SELECT baseline_name, comparison_name FROM op_name_map").fetchall()
+        if c and b.endswith(c) and len(b) > len(c)}, key=len, reverse=True)
+    if not prefixes:
+        return []
+
+    def key(name: str) -> str:
+        name = next((name[len(p):] for p in prefixes if name.startswith(p)), name)
+        return _VERSION_SUFFIX.sub(r"\1", name)
+
+    i, b, c = (columns.index(col) for col in ("op_name", "baseline_calls", "comparison_calls"))
+    one_sided = [(r[i], r[b] > 0) for r in rows if not (r[b] > 0 and r[c] > 0)]
+    comparison = {}
+    for name, in_baseline in one_sided:
+        if not in_baseline:
+            comparison.setdefault(key(name), name)
+    pairs = [(name, comparison[key(name)]) for name, in_baseline in one_sided
+             if in_baseline and key(name) in comparison and comparison[key(name)] != name]
+    if not pairs:
+        return []
+    items = "\n".join(f"  --op-name-map '{b}={c}'" for b, c in pairs[:NAME_HINTS])
+    more = f"\n  … and {len(pairs) - NAME_HINTS} more" if len(pairs) > NAME_HINTS else ""
+    return [f"{len(pairs)} op(s) that only one run has differ from an op of the other run only by the prefix "
+            f"{prefixes[0]!r} or an autograd node's version number (PyTorch versions spell them differently); "
+            f"to compare each pair as one op, pass (or put the A=B lines in a --op-name-map-file):\n{items}{more}"]
 
 
 def _open(baseline: str, comparison: str, db, memory_limit: str | None):
@@ -147,13 +219,16 @@ def _run_ids(con: duckdb.DuckDBPyConnection, b_name: str, c_name: str, db) -> di
 
 def _align_and_read(con: duckdb.DuckDBPyConnection, ids: dict[str, int], b_name: str, c_name: str,
                     name_map, baseline_step, comparison_step, use_input_shape, max_kernel_num, limit,
-                    progress) -> CompareReport:
+                    progress, per_step: bool = False) -> CompareReport:
     """Settle and align the pair, then read op_diff, while a second connection reads
     overall_comparison for the two runs by name (it needs neither the roles nor the alignment;
-    the alignment is Python on one core)."""
+    the alignment is Python on one core). step_comparison is read after the steps are settled:
+    first, instead of overall_comparison, when a step is chosen or ``per_step``; after it when
+    the captures hold different numbers of steps."""
+    chosen = baseline_step is not None or comparison_step is not None or per_step
     with ThreadPoolExecutor(1, thread_name_prefix="tracedb-overall") as pool:
         cur = con.cursor()
-        overall = pool.submit(overall_section, cur, b_name, c_name)
+        overall = pool.submit(overall_section, cur, b_name, c_name, not chosen)
         try:
             pairs = settle_pair(con, ids, b_name, c_name, name_map, baseline_step, comparison_step,
                                 use_input_shape, max_kernel_num)
@@ -171,6 +246,10 @@ def _align_and_read(con: duckdb.DuckDBPyConnection, ids: dict[str, int], b_name:
             wait([overall])
             cur.close()
     report.sections[:0] = overall.result()        # overall_comparison first, then op_diff
+    report.steps, report.chosen, report.limit = step_counts(con, ids), (baseline_step, comparison_step), limit
+    if chosen or report.steps[0] != report.steps[1]:
+        report.sections[-1:-1] = step_section(con, b_name, c_name)
+    report.notes = step_notes(report) + report.notes
     return report
 
 
@@ -179,11 +258,12 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
                 max_kernel_num: int | None = None, baseline_step: int | None = None,
                 comparison_step: int | None = None, limit: int | None = 20,
                 progress: Callable[[str], None] = lambda s: None,
-                memory_limit: str | None = None) -> CompareReport:
+                memory_limit: str | None = None, per_step: bool = False) -> CompareReport:
     """Ingest the sides given as paths, set the roles, store the name map, the steps and the
     alignment (one transaction), and return overall_comparison (when installed) and op_diff.
 
-    ``memory_limit`` is DuckDB's for the whole command (default when a side is a path:
+    ``per_step``: step_comparison (the mean compared step) instead of the whole-capture
+    overall_comparison, as when a step is chosen. ``memory_limit`` is DuckDB's for the whole command (default when a side is a path:
     ``tracedb ingest``'s 1300MB; two sides ingested at the same time share it, see
     :func:`tracedb.compare.concurrency.ingest_sides`).
 
@@ -212,7 +292,7 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
             ingest_sides(con, sides, progress, seeded, threads)
             ids = _run_ids(con, b_name, c_name, db)
             return _align_and_read(con, ids, b_name, c_name, name_map, baseline_step, comparison_step,
-                                   use_input_shape, max_kernel_num, limit, progress)
+                                   use_input_shape, max_kernel_num, limit, progress, per_step)
     except duckdb.Error as e:
         raise out_of_memory(e) or TracedbError(f"compare failed: {str(e).splitlines()[0]}") from e
     finally:

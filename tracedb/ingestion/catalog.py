@@ -185,8 +185,7 @@ class Catalog:
             dup = self.con.execute("SELECT path FROM source_file WHERE run_id = ? AND format = ? AND sha256 = ? "
                                    "AND (? IS NULL OR rank = ?)", [run_id, fmt, sha, rank, rank]).fetchone()
             if dup:
-                self.say(f"skip {path}: already ingested (same content as {dup[0]})")
-                self.skipped.append(str(path))
+                self.skipped.append(str(path))       # said once for all of them, at the end of the ingest
                 return None
         else:
             sha = self.hasher.submit(sha256_of, path)

@@ -189,7 +189,8 @@ def ascend_rank(folder: Path) -> RankInput:
             unit.rank, unit.rank_source = r, "file_name"
     if not unit.files:
         raise InputError(f"rank folder has no {OUTPUT_DIR}/trace_view.json, kernel_details.csv, "
-                         "step_trace_time.csv or ascend_pytorch_profiler_{rank}.db.", file=str(folder),
+                         "step_trace_time.csv or ascend_pytorch_profiler_{rank}.db." + reference_only(folder),
+                         file=str(folder),
                          hint="point tracedb at a *_ascend_pt / *_ascend_ms folder written by the profiler.")
     return unit
 
@@ -211,6 +212,30 @@ def _add_db_files(unit: RankInput, out: Path) -> None:
     unit.files["ascend_db"] = dbs[0]
     if (out / ANALYSIS_DB).is_file():
         unit.files["analysis_db"] = out / ANALYSIS_DB
+
+
+# files tracedb knows but does not ingest on their own: what they are, for the error that names them
+REFERENCE_ONLY = (
+    (re.compile(r"^analysis\.db$", re.I),
+     "torch_npu's analysis.db, statistics derived from the profiler DB: tracedb reads it only beside "
+     "ascend_pytorch_profiler_{rank}.db in the same ASCEND_PROFILER_OUTPUT"),
+    (re.compile(r"^msprof_[\w.-]*\.db$", re.I),
+     "CANN msprof's database export, which tracedb does not read: ingest the torch_npu rank folder "
+     "(*_ascend_pt with ASCEND_PROFILER_OUTPUT) or CANN's timeline JSON (PROF_*/device_*/timeline)"),
+)
+
+
+def reference_only(folder: Path) -> str:
+    """`` It holds X, what X is.`` for the files in ``folder`` (and two levels below) that tracedb
+    knows but cannot ingest on their own (analysis.db without the profiler DB, CANN's msprof_*.db);
+    '' when there is none."""
+    found = []
+    for depth in ("*", "*/*", "*/*/*"):
+        for f in sorted(folder.glob(depth)):
+            what = next((text for pattern, text in REFERENCE_ONLY if pattern.match(f.name)), None)
+            if what and f.is_file() and len(found) < 3:
+                found.append(f"{f.relative_to(folder)}, {what}")
+    return (" It holds " + "; ".join(found) + ".") if found else ""
 
 
 def msprof_analyze_output(path: Path) -> None:
@@ -383,6 +408,6 @@ def detect(path: Path) -> RunInput:
             units.append(nsys_rank(c))
     if not units:
         raise InputError("nothing recognisable in this folder: no *_ascend_pt / *_ascend_ms rank folder, "
-                         "no ASCEND_PROFILER_OUTPUT, no MindSpore profiler/ files, no Kineto *.json(.gz) trace, no Nsight *.sqlite export.",
-                         file=str(path))
+                         "no ASCEND_PROFILER_OUTPUT, no MindSpore profiler/ files, no Kineto *.json(.gz) trace, no Nsight *.sqlite export."
+                         + reference_only(path), file=str(path))
     return RunInput(name, units, folder)

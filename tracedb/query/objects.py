@@ -3,6 +3,8 @@ runs; the ``tracedb views`` / ``describe`` / ``runs`` listings."""
 from __future__ import annotations
 
 import difflib
+import re
+import textwrap
 from typing import NamedTuple
 
 from ..engine import duckdb
@@ -82,6 +84,69 @@ def view_list(con) -> Result:
     return Result(["name", "kind", "topic", "description"], rows)
 
 
+_CLAUSE_END = re.compile(r"[:;]\s|\s\(|\s—\s|\.\s|\.$")
+
+
+def short_listing(res: Result) -> Result:
+    """``tracedb views`` as a table: one short line per object — name, view or macro, topic, and
+    the summary's first clause (up to the first colon, semicolon, parenthesis or full stop)."""
+    rows = []
+    for name, kind, topic, text in res.rows:
+        clause = _CLAUSE_END.split(text or "", maxsplit=1)[0].strip().rstrip(",")
+        rows.append((name, "macro" if kind.startswith("table_macro") else kind, topic, clause))
+    return Result(["name", "kind", "topic", "answers"], rows)
+
+
+# developer references that mean nothing to a reader of the installed tool
+_DEV_REFERENCE = re.compile(r"\s*\((?:see )?analyses\.md[^()]*(?:\([^()]*\)[^()]*)*\)|,?\s*analyses\.md\s*§[\d.–-]+")
+_TOOLS = ("msprof-analyze", "torch_npu", "CANN", "HTA", "MindInsight", "MindSpore", "Nsight", "Kineto",
+          "msprof", "communication.json", "communication_matrix.json", "kernel_details.csv")
+_USER_SECTIONS = (("Grain", "Rows"), ("Units", "Units"))
+_DERIVATION = ("Grain", "Source", "Reference", "Method", "Parameters", "Browse")
+
+
+def reference_name(reference: str | None) -> str | None:
+    """What the reference tool calls the analysis: the Reference section's first clause when it
+    names a tool (``torch_npu step_trace_time.csv``, ``msprof-analyze compare OperatorCompare``)."""
+    clause = re.split(r"[(:;,]|\s—\s|\.\s", _DEV_REFERENCE.sub("", reference or ""), maxsplit=1)[0].strip(" ,")
+    return clause if clause and len(clause) <= 100 and any(t in clause for t in _TOOLS) else None
+
+
+def describe_text(name: str, header: str, width: int | None = None) -> str:
+    """``tracedb describe``'s text for people: the summary, then what a row is, the units, the
+    reference tool's name for the analysis and a command to try; the derivation (grain, source,
+    reference, method) after the columns (see :func:`derivation_text`)."""
+    width = max(width or 100, 40)
+    head = parse_header(header.splitlines())
+    first = header.splitlines()[0] if header else name
+    lines = textwrap.wrap(_DEV_REFERENCE.sub("", first), width) or [name]
+    fields = [(label, head.sections[key]) for key, label in _USER_SECTIONS if key in head.sections]
+    ref = reference_name(head.sections.get("Reference"))
+    if ref:
+        fields.append(("Reference", ref))
+    if "Parameters" in head.sections:
+        fields.append(("Parameters", head.sections["Parameters"]))
+    else:
+        fields.append(("Try", f"tracedb query {name} --limit 10"))
+    lines.append("")
+    for label, text in fields:
+        lines += textwrap.wrap(_DEV_REFERENCE.sub("", text), width, initial_indent=f"{label + ':':<12}",
+                               subsequent_indent=" " * 12)
+    return "\n".join(lines) + "\n"
+
+
+def derivation_text(header: str, width: int | None = None) -> str:
+    """How the view is computed: its header's Grain, Source, Reference and Method sections."""
+    width = max(width or 100, 40)
+    head = parse_header(header.splitlines())
+    lines = ["How it is computed:"]
+    for key in _DERIVATION:
+        if key in head.sections:
+            lines += textwrap.wrap(_DEV_REFERENCE.sub("", head.sections[key]), width, initial_indent=f"{key + ':':<12}",
+                                   subsequent_indent=" " * 12)
+    return "\n".join(lines) + "\n" if len(lines) > 1 else ""
+
+
 def describe_object(con, name: str) -> tuple[str, Result]:
     """A view's or table's header documentation and its columns (``tracedb describe``).
 
@@ -98,7 +163,12 @@ def describe_object(con, name: str) -> tuple[str, Result]:
             raise unknown("view or table", name, list(objs) + table_names(con), "'tracedb views' lists the views.")
         header = row[0] or ""
     if name in objs and objs[name].kind == "table_macro":
-        return header, Result(["column", "type", "description"], [])
+        # a macro's columns are those of the view the library makes from it (op_diff for op_diff_between)
+        view = next((o.name for o in objs.values() if o.source_file == objs[name].source_file and o.kind == "view"),
+                    None)
+        if view is None:
+            return header, Result(["column", "type", "description"], [])
+        name = view
     cols = con.execute("""
         SELECT column_name, data_type, comment FROM duckdb_columns()
         WHERE table_name = ? AND schema_name = 'main' ORDER BY column_index

@@ -190,6 +190,35 @@ def table_sql(con, name: str, baseline, comparison, run, rank, step) -> tuple[st
     return (sql + " WHERE " + " AND ".join(where) if where else sql), params
 
 
+def _spans(values: list[int]) -> str:
+    """``0-7, 12`` for [0, 1, …, 7, 12]."""
+    out, start = [], None
+    for i, v in enumerate(values):
+        if start is None:
+            start = v
+        if i + 1 == len(values) or values[i + 1] != v + 1:
+            out.append(str(start) if start == v else f"{start}-{v}")
+            start = None
+    return ", ".join(out)
+
+
+def empty_filter_hint(con, run: str | None, rank: int | None, step: int | None) -> str | None:
+    """Why a query with --rank / --step gave no row, when the runs lack that rank or step:
+    ``run npu_run has rank 3 (no rank 0)``; None when they have it (the view has no row for it)."""
+    parts = []
+    for col, val, table in (("rank", rank, "rank"), ("step", step, "step")):
+        if val is None:
+            continue
+        have = con.execute(f"SELECT r.run_name, list(DISTINCT t.{col} ORDER BY t.{col}) FROM main.{table} AS t "
+                           "JOIN main.run AS r ON r.run_id = t.run_id WHERE ? IS NULL OR r.run_name = ? "
+                           "GROUP BY r.run_name ORDER BY r.run_name", [run, run]).fetchall()
+        if any(val in values for _, values in have):
+            continue
+        what = "; ".join(f"run {name} has {col}{'s' if len(v) > 1 else ''} {_spans(v)}" for name, v in have[:4])
+        parts.append(f"no {col} {val}: {what or f'no run has a {col}'}" + ("; …" if len(have) > 4 else ""))
+    return "; ".join(parts) or None
+
+
 def role_run(con, role: str) -> str | None:
     row = con.execute("SELECT min(run_name) FROM run WHERE role = ?", [role]).fetchone()
     return row[0] if row else None

@@ -7,7 +7,7 @@ from typing import Iterator
 
 from ..engine import duckdb
 from ..render.machine import csv_line_sql, render
-from .plan import plan
+from .plan import empty_filter_hint, plan
 from .result import Result
 
 
@@ -20,8 +20,9 @@ class Rows:
     BATCH = 10_000
     TEMP = "tracedb_query_result"
 
-    def __init__(self, con, sql: str, params: list, write: bool):
+    def __init__(self, con, sql: str, params: list, write: bool, filters: tuple = (None, None, None)):
         self._con, self._sql, self._params, self._write = con, sql, params, write
+        self._filters = filters             # (run, rank, step) of the query, for empty_hint
         self._cur = None
         self._columns: list[str] = []
         self._head: list[tuple] = []
@@ -46,6 +47,12 @@ class Rows:
         if len(got) < n:
             self._done = True
         return got
+
+    def empty_hint(self) -> str | None:
+        """Why an empty result of a --rank / --step filter is empty: the run lacks that rank or
+        step (:func:`tracedb.query.plan.empty_filter_hint`); None otherwise."""
+        run, rank, step = self._filters
+        return None if rank is None and step is None else empty_filter_hint(self._con, run, rank, step)
 
     def batches(self, size: int | None = None) -> Iterator[list[tuple]]:
         """Every row, ``size`` (default :attr:`BATCH`) at a time."""

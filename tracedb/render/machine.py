@@ -4,6 +4,11 @@ csv / json / ndjson / markdown print the values exactly as the database holds th
 stay integers (JSON keeps them exact, never floats); NaN and infinities become null. csv, json
 and ndjson stream a batch of rows at a time (:func:`write_stream`), and a csv result's lines can
 be made by DuckDB itself (:func:`csv_line_sql`).
+
+Text from a trace is anyone's: markdown shows control and bidi characters as visible escapes and
+escapes ``|`` and newlines (a cell stays one cell); csv with ``excel_safe`` puts a ``'`` before a
+text cell that a spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, a tab
+or a carriage return; OWASP's CSV injection rule), numbers untouched.
 """
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from typing import Any, Iterable, Sequence
 
 from .. import lazy
 from .table import cell, render_table
+from .text import visible
 
 FORMATS = ("table", "csv", "json", "ndjson", "markdown")
 
@@ -37,6 +43,28 @@ def _json_value(v: Any) -> Any:
 
 
 STREAMED = ("csv", "json", "ndjson")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def excel_safe(v: Any) -> Any:
+    """A csv value a spreadsheet shows as text: a string that starts like a formula gets a
+    leading ``'``; every other value as it is.
+
+    >>> [excel_safe(v) for v in ("=cmd|' /C calc'!A0", "-2+3", "MatMul", -5, None)]
+    ["'=cmd|' /C calc'!A0", "'-2+3", 'MatMul', -5, None]
+    """
+    return "'" + v if isinstance(v, str) and v.startswith(FORMULA_START) else v
+
+
+def markdown_cell(v: Any) -> str:
+    r"""A markdown table cell: the raw value, text with control and bidi characters escaped,
+    ``|`` as ``\|`` and a newline as ``<br>``.
+
+    >>> markdown_cell("a|b\nc\x1b[2J")
+    'a\\|b<br>c\\x1b[2J'
+    """
+    text = cell(v)
+    return visible(text, "<br>").replace("|", "\\|") if isinstance(v, str) else text
 
 
 def _csv_rows(batch: Sequence[Sequence[Any]]) -> Iterable[Sequence[Any]]:
@@ -55,9 +83,11 @@ def _csv_rows(batch: Sequence[Sequence[Any]]) -> Iterable[Sequence[Any]]:
     return zip(*cols)
 
 
-def write_stream(out, columns: Sequence[str], batches: Iterable[Sequence[Sequence[Any]]], fmt: str) -> None:
+def write_stream(out, columns: Sequence[str], batches: Iterable[Sequence[Sequence[Any]]], fmt: str,
+                 *, excel: bool = False) -> None:
     """Write csv / json / ndjson one batch of rows at a time (memory bounded by the batch, not
-    the result); the text is exactly :func:`render`'s for the same rows.
+    the result); the text is exactly :func:`render`'s for the same rows (``excel``: csv cells
+    through :func:`excel_safe`).
 
     >>> import sys
     >>> write_stream(sys.stdout, ["rank", "dur_ns"], [[(0, 1_500_000)], [(1, None)]], "json")
@@ -76,7 +106,7 @@ def write_stream(out, columns: Sequence[str], batches: Iterable[Sequence[Sequenc
         w = csv.writer(out, lineterminator="\n")
         w.writerow(columns)
         for batch in batches:
-            w.writerows(_csv_rows(batch))
+            w.writerows(_csv_rows(batch) if not excel else ([excel_safe(v) for v in r] for r in _csv_rows(batch)))
     elif fmt == "ndjson":
         for batch in batches:
             out.write("".join(json.dumps({c: _json_value(v) for c, v in zip(columns, r)}, ensure_ascii=False) + "\n"
@@ -223,7 +253,7 @@ def csv_line_sql(names: Sequence[str], types: Sequence[str]) -> str | None:
 
 def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table", *,
            width: int | None = None, max_rows: int | None = None, units: str | None = None,
-           vertical: bool = False, wide: bool = False, wrap_last: bool = False) -> str:
+           vertical: bool = False, wide: bool = False, wrap_last: bool = False, excel: bool = False) -> str:
     """Render a result.
 
     Args:
@@ -232,6 +262,8 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "ta
         fmt: table | csv | json | ndjson | markdown.
         width, max_rows, units, vertical, wide, wrap_last: the human table's options (see
             :func:`render_table`); the other formats ignore them and print raw values.
+        excel: csv cells through :func:`excel_safe` (a text cell that starts like a formula
+            gets a leading ``'``).
 
     Returns:
         The text to print (ends with a newline unless empty).
@@ -251,6 +283,7 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "ta
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(columns)
         for r in rows:
+            r = [excel_safe(v) for v in r] if excel else r
             w.writerow(["" if v is None else (cell(v) if isinstance(v, float) else v) for v in r])
         return buf.getvalue()
     if fmt in ("json", "ndjson"):
@@ -260,7 +293,8 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "ta
         return "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs)
     if fmt == "markdown":
         tabulate = lazy.tabulate.tabulate
-        cells = [[cell(v) for v in r] for r in rows]
-        return tabulate(cells, headers=list(columns), tablefmt="github", disable_numparse=True) + "\n"
+        cells = [[markdown_cell(v) for v in r] for r in rows]
+        return tabulate(cells, headers=[markdown_cell(c) for c in columns], tablefmt="github",
+                        disable_numparse=True) + "\n"
     return render_table(columns, rows, width=width, max_rows=max_rows, units=units, vertical=vertical, wide=wide,
                         wrap_last=wrap_last)

@@ -187,15 +187,34 @@ def connect(db: str | os.PathLike | None = None, *, read_only: bool = False,
     except duckdb.IOException as e:
         msg = str(e)
         if "lock" in msg.lower():
-            holder = re.search(r"held in (.+?) \(PID (\d+)\)", msg)
-            who = f" by {holder.group(1)} (PID {holder.group(2)})" if holder else ""
-            raise DatabaseLockedError(
-                f"database is locked{who}.", file=str(path),
-                hint="close the other program or open it read-only (DuckDB shell: duckdb -readonly; "
-                     "BI tools: set the connection read-only) and retry.") from e
+            raise _locked(path, msg, read_only) from e
         raise _open_error(path, e) from e
     except duckdb.Error as e:
         raise _open_error(path, e) from e
+
+
+def _locked(path: Path, msg: str, read_only: bool) -> DatabaseLockedError:
+    """The lock error, by the holder's mode: DuckDB says "you would be able to open this database
+    in read-only mode" when the holder is a reader (readers share the file, a writer needs it
+    alone); a reader that is refused is refused by a writer."""
+    holder = re.search(r"held in (.+?) \(PID (\d+)\)", msg)
+    who = f"{holder.group(1)} (PID {holder.group(2)})" if holder else "another program"
+    if "read-only mode" in msg:
+        return DatabaseLockedError(
+            f"database is locked: it is open read-only in {who}, and a reader keeps writers out.",
+            file=str(path),
+            hint="close that program's connection (DuckDB shell: .exit; a BI tool: disconnect or stop its "
+                 "server) and retry; queries (tracedb query, summary, report) can run beside it.")
+    if read_only:
+        return DatabaseLockedError(
+            f"database is locked: {who} is writing to it.", file=str(path),
+            hint="wait for it to finish (a tracedb ingest or compare commits and closes the file) and retry; a "
+                 "program that keeps a read-write connection open (DuckDB shell without -readonly, a BI tool "
+                 "not set read-only) must close it or reconnect read-only.")
+    return DatabaseLockedError(
+        f"database is locked by {who}.", file=str(path),
+        hint="close the other program or open it read-only (DuckDB shell: duckdb -readonly; "
+             "BI tools: set the connection read-only) and retry.")
 
 
 def _open_error(path: Path, e: Exception) -> TracedbError:
