@@ -106,6 +106,11 @@ class Format(str, Enum):
     markdown = "markdown"
 
 
+class TopLevel(str, Enum):
+    thread = "thread"
+    msprof = "msprof"
+
+
 class Role(str, Enum):
     baseline = "baseline"
     comparison = "comparison"

@@ -13,8 +13,8 @@ from ..progress import terminal_bar
 from ..query.objects import derivation_text, describe_text, short_listing
 from ..render.table import DEFAULT_MAX_ROWS
 from .base import (HELP_WIDTH, DbOption, ExcelSafeOption, Format, FormatOption, HelpGroup, Role, RoleOrNone,
-                   UnitsOption, VerticalOption, WideOption, app, command, err, guarded, print_result, print_rows,
-                   state, terminal_width, view_names)
+                   TopLevel, UnitsOption, VerticalOption, WideOption, app, command, err, guarded, print_result,
+                   print_rows, state, terminal_width, view_names)
 
 
 def version_flag(value: bool) -> None:
@@ -417,6 +417,11 @@ def compare(
     max_kernel_num: Optional[int] = typer.Option(None, "--max-kernel-num",
                                                  help="Align the children of a matched op pair with more kernels "
                                                       "than this (default: top-level ops only)."),
+    top_level: TopLevel = typer.Option(TopLevel.thread, "--top-level",
+                                       help="Whose top-level ops are aligned: tracedb's, per host thread "
+                                            "(thread), or msprof-analyze's, one tree over every thread "
+                                            "(msprof: an op inside another thread's '## backward ##' "
+                                            "annotation is not top level)."),
     baseline_step: Optional[int] = typer.Option(None, "--baseline-step", help="Compare only this step of the baseline."),
     comparison_step: Optional[int] = typer.Option(None, "--comparison-step",
                                                   help="Compare only this step of the comparison."),
@@ -451,13 +456,14 @@ def compare(
       tracedb compare ./gpu_traces ./npu_run --db cmp.duckdb
       tracedb compare gpu_run npu_run --op-name-map 'Optimizer.step#SGD.step=Optimizer.step#NpuFusedSGD.step'
       tracedb compare old_run npu_run --baseline-step 50 --comparison-step 50 --max-kernel-num 10
+      tracedb compare gpu_run npu_run --top-level msprof
       tracedb query op_alignment --limit 50
     """
     say = (lambda s: None) if state["quiet"] else err
     report = api.compare(baseline, comparison, db, name_map=parse_name_map(op_name_map, op_name_map_file),
                          use_input_shape=use_input_shape, max_kernel_num=max_kernel_num,
                          baseline_step=baseline_step, comparison_step=comparison_step, limit=limit, progress=say,
-                         memory_limit=memory_limit, per_step=per_step)
+                         memory_limit=memory_limit, per_step=per_step, top_level=top_level.value)
     say(f"baseline {report.baseline}, comparison {report.comparison}: {report.pairs:,} aligned op rows, "
         f"{report.matched:,} matched pairs (tracedb query op_alignment)")
     for note in report.notes:

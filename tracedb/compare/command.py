@@ -24,7 +24,7 @@ from ..ingestion.detect import detect
 from ..store.db import connect, resolve_db_path, transaction, wal_path
 from ..store.session import DEFAULT_INGEST_MEMORY, run_names
 from .concurrency import discard, ingest_sides, open_seeded, pause_vacuum, threads_set
-from .store import align
+from .store import TOP_LEVELS, align
 
 
 @dataclass
@@ -62,9 +62,21 @@ def overall_section(cur: duckdb.DuckDBPyConnection, baseline: str, comparison: s
     return [("overall_comparison", [d[0] for d in cur.description], cur.fetchall())]
 
 
+@dataclass(frozen=True)
+class PairOptions:
+    """How the pair is compared: the op name map, the steps compared, and the alignment's key,
+    drill-down and top-level ops (``thread`` or ``msprof``, :data:`tracedb.compare.store.TOP_LEVELS`)."""
+
+    name_map: Sequence[tuple[str, str]] = ()
+    baseline_step: int | None = None
+    comparison_step: int | None = None
+    use_input_shape: bool = False
+    max_kernel_num: int | None = None
+    top_level: str = "thread"
+
+
 def settle_pair(con: duckdb.DuckDBPyConnection, ids: dict[str, int], b_name: str, c_name: str,
-                 name_map: Sequence[tuple[str, str]], baseline_step: int | None, comparison_step: int | None,
-                 use_input_shape: bool, max_kernel_num: int | None) -> int:
+                opts: PairOptions) -> int:
     """Roles, name map, steps and alignment of the pair, in one transaction; returns the
     alignment's rows.
 
@@ -75,11 +87,11 @@ def settle_pair(con: duckdb.DuckDBPyConnection, ids: dict[str, int], b_name: str
         for role, run_id in (("baseline", ids["BASELINE"]), ("comparison", ids["COMPARISON"])):
             con.execute("UPDATE run SET role = NULL WHERE role = ? AND run_id <> ?", [role, run_id])
             con.execute("UPDATE run SET role = ? WHERE run_id = ?", [role, run_id])
-        for a, b in name_map:
+        for a, b in opts.name_map:
             con.execute("DELETE FROM op_name_map WHERE baseline_name = ?", [a])
             con.execute("INSERT INTO op_name_map VALUES (?, ?)", [a, b])
-        for run_id, name, step, flag in ((ids["BASELINE"], b_name, baseline_step, "--baseline-step"),
-                                         (ids["COMPARISON"], c_name, comparison_step, "--comparison-step")):
+        for run_id, name, step, flag in ((ids["BASELINE"], b_name, opts.baseline_step, "--baseline-step"),
+                                         (ids["COMPARISON"], c_name, opts.comparison_step, "--comparison-step")):
             con.execute("DELETE FROM compare_step WHERE run_id = ?", [run_id])
             if step is None:
                 continue
@@ -89,8 +101,8 @@ def settle_pair(con: duckdb.DuckDBPyConnection, ids: dict[str, int], b_name: str
                 raise QueryError(f"{flag} {step}: run {name} has no step {step}.",
                                  hint=f"its steps: {', '.join(map(str, have)) or 'none'}.")
             con.execute("INSERT INTO compare_step VALUES (?, ?)", [run_id, step])
-        pairs = align(con, ids["BASELINE"], ids["COMPARISON"], use_input_shape=use_input_shape,
-                      max_kernel_num=max_kernel_num)
+        pairs = align(con, ids["BASELINE"], ids["COMPARISON"], use_input_shape=opts.use_input_shape,
+                      max_kernel_num=opts.max_kernel_num, top_level=opts.top_level)
     return pairs
 
 
@@ -218,20 +230,18 @@ def _run_ids(con: duckdb.DuckDBPyConnection, b_name: str, c_name: str, db) -> di
 
 
 def _align_and_read(con: duckdb.DuckDBPyConnection, ids: dict[str, int], b_name: str, c_name: str,
-                    name_map, baseline_step, comparison_step, use_input_shape, max_kernel_num, limit,
-                    progress, per_step: bool = False) -> CompareReport:
+                    opts: PairOptions, limit, progress, per_step: bool = False) -> CompareReport:
     """Settle and align the pair, then read op_diff, while a second connection reads
     overall_comparison for the two runs by name (it needs neither the roles nor the alignment;
     the alignment is Python on one core). step_comparison is read after the steps are settled:
     first, instead of overall_comparison, when a step is chosen or ``per_step``; after it when
     the captures hold different numbers of steps."""
-    chosen = baseline_step is not None or comparison_step is not None or per_step
+    chosen = opts.baseline_step is not None or opts.comparison_step is not None or per_step
     with ThreadPoolExecutor(1, thread_name_prefix="tracedb-overall") as pool:
         cur = con.cursor()
         overall = pool.submit(overall_section, cur, b_name, c_name, not chosen)
         try:
-            pairs = settle_pair(con, ids, b_name, c_name, name_map, baseline_step, comparison_step,
-                                use_input_shape, max_kernel_num)
+            pairs = settle_pair(con, ids, b_name, c_name, opts)
             report = op_diff_section(con, ids, b_name, c_name, pairs, limit, progress)
             # the alignment is committed and no write transaction is open: the data goes
             # into the file while the other connection still reads overall_comparison
@@ -246,7 +256,7 @@ def _align_and_read(con: duckdb.DuckDBPyConnection, ids: dict[str, int], b_name:
             wait([overall])
             cur.close()
     report.sections[:0] = overall.result()        # overall_comparison first, then op_diff
-    report.steps, report.chosen, report.limit = step_counts(con, ids), (baseline_step, comparison_step), limit
+    report.steps, report.chosen, report.limit = step_counts(con, ids), (opts.baseline_step, opts.comparison_step), limit
     if chosen or report.steps[0] != report.steps[1]:
         report.sections[-1:-1] = step_section(con, b_name, c_name)
     report.notes = step_notes(report) + report.notes
@@ -258,9 +268,14 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
                 max_kernel_num: int | None = None, baseline_step: int | None = None,
                 comparison_step: int | None = None, limit: int | None = 20,
                 progress: Callable[[str], None] = lambda s: None,
-                memory_limit: str | None = None, per_step: bool = False) -> CompareReport:
+                memory_limit: str | None = None, per_step: bool = False,
+                top_level: str = "thread") -> CompareReport:
     """Ingest the sides given as paths, set the roles, store the name map, the steps and the
     alignment (one transaction), and return overall_comparison (when installed) and op_diff.
+
+    ``top_level``: the top-level ops aligned, tracedb's per host thread (``thread``) or
+    msprof-analyze's over every thread (``msprof``: an op inside another thread's ``## backward
+    ##`` annotation is not top level), see :data:`tracedb.compare.store.TOP_LEVELS`.
 
     ``per_step``: step_comparison (the mean compared step) instead of the whole-capture
     overall_comparison, as when a step is chosen. ``memory_limit`` is DuckDB's for the whole command (default when a side is a path:
@@ -274,6 +289,9 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
     """
     if max_kernel_num is not None and max_kernel_num < 0:
         raise QueryError("--max-kernel-num must be 0 or more.")
+    if top_level not in TOP_LEVELS:
+        raise QueryError(f"unknown top level {top_level!r}.", hint=f"use one of {', '.join(TOP_LEVELS)}.")
+    opts = PairOptions(tuple(name_map), baseline_step, comparison_step, use_input_shape, max_kernel_num, top_level)
     con, vacuum, seeded, (b_name, b_path), (c_name, c_path) = _open(baseline, comparison, db, memory_limit)
     if b_path and c_path and b_name == c_name:
         b_name, c_name = f"{b_name}_baseline", f"{c_name}_comparison"
@@ -291,8 +309,7 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
         with threads_set(con, max(1, threads - 1)):
             ingest_sides(con, sides, progress, seeded, threads)
             ids = _run_ids(con, b_name, c_name, db)
-            return _align_and_read(con, ids, b_name, c_name, name_map, baseline_step, comparison_step,
-                                   use_input_shape, max_kernel_num, limit, progress, per_step)
+            return _align_and_read(con, ids, b_name, c_name, opts, limit, progress, per_step)
     except duckdb.Error as e:
         raise out_of_memory(e) or TracedbError(f"compare failed: {str(e).splitlines()[0]}") from e
     finally:
