@@ -49,6 +49,11 @@ PROFILER_DB: dict[str, dict[str, str]] = {
     "HOST_INFO": {"hostUid": T, "hostName": T},
 }
 
+# integer ns columns (any table): refused beyond ±2^62 ns (year 2116), so that a start plus a
+# duration always fits BIGINT
+TIME_COLUMNS = frozenset({"startNs", "endNs", "timestamp", "timestampNs", "allocationTime", "releaseTime",
+                          "activeReleaseTime", "duration", "activeDuration"})
+
 # a file holding none of these is not a torch_npu profiler DB
 PROFILER_DB_MARKERS = ("TASK", "PYTORCH_API", "STRING_IDS")
 
@@ -72,3 +77,7 @@ ANALYSIS_DB: dict[str, dict[str, str]] = {
                            "step": T, "type": T, "op_name": T},
 }
 ANALYSIS_DB_MARKERS = ("StepTraceTime", "CommAnalyzerTime")
+# analysis.db numbers are ms, µs or MB (below 9e12: x 10^6 still fits BIGINT) except this epoch
+# µs start (x 1000 into ns)
+ANALYSIS_EPOCH_US = frozenset({"start_timestamp"})
+EPOCH_US_LIMIT = 9e15
