@@ -5,7 +5,8 @@ number: :meth:`tracedb.ingest.catalog.Catalog.kineto_rank`), ``ts`` is offset by
 ``baseTimeNanoseconds``. Kernels, steps and ``[memory]`` rows are derived from the events.
 
 A plain file: its metadata and the array's byte span come from its head and tail, then one
-INSERT reads the array (in parallel slices). A gzip file: the array streams through a FIFO
+INSERT reads the array (in parallel slices). A gzip file (or a plain one whose array does not
+end near its end): the array streams through a FIFO
 under a placeholder rank; the keys after the array (``baseTimeNanoseconds``) are known only
 at the end of the stream, so its rows then get their rank and base time in one UPDATE (the
 one UPDATE of a reader's own fresh rows, kept because nothing cheaper reads the tail first).
@@ -19,7 +20,7 @@ from ...db import duckdb   # the engine module, see tracedb.db
 from ...errors import InputError
 from ...progress import watch
 from ..sources.file import SourceFile
-from ..sources.jsonsource import event_array, is_gzip, object_span, scan_metadata
+from ..sources.jsonsource import ArrayEndNotFound, event_array, is_gzip, object_span, scan_metadata
 from .chrome import insert_events
 
 # Kineto writes its metadata events (process and thread names) after all activities, at the
@@ -44,11 +45,15 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
         SplitReadFailed: the parallel read failed (the ingest retries in one piece).
     """
     if not is_gzip(f.path):
-        meta, span = object_span(f.path)
-        f.rank = f.assign_rank(meta)
-        scanned = scan_metadata(f.path, max(0, f.path.stat().st_size - META_TAIL))
-        with watch(con, f.path.name, f.bar):
-            return insert_events(con, f, f.rank, span=span, meta=scanned, base_ns=base_time_ns(meta))
+        try:
+            meta, span = object_span(f.path)
+        except ArrayEndNotFound:
+            meta = None     # truncated, or whitespace between the array and the end: read as a stream
+        if meta is not None:
+            f.rank = f.assign_rank(meta)
+            scanned = scan_metadata(f.path, max(0, f.path.stat().st_size - META_TAIL))
+            with watch(con, f.path.name, f.bar):
+                return insert_events(con, f, f.rank, span=span, meta=scanned, base_ns=base_time_ns(meta))
     placeholder = -1 - f.file_id
     with event_array(f.path) as (fifo, feeder), watch(con, f.path.name, f.bar):
         try:
