@@ -26,6 +26,7 @@ from .metadata import write_kineto_devices
 from .readers import READERS, SplitReadFailed
 from .readers.hccl_trace import same_execution
 from .sources.errors import translate_read_error
+from .sources import tempdirs
 from .sources.file import SourceFile
 
 # files whose reading is worth a progress line with size and speed
@@ -321,6 +322,7 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
     if run is not None and run_per_path and len(paths) > 1:
         raise TracedbError("--run names one run; --run-per-path makes one run per PATH: pass one of them.")
     t0 = time.perf_counter()
+    tempdirs.sweep()        # reader folders left in $TMPDIR by killed processes
     jobs = default_jobs() if jobs is None else max(1, int(jobs))
     for split in (True, False):
         report = IngestReport()

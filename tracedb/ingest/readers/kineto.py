@@ -19,6 +19,8 @@ from ...db import duckdb   # the engine module, see tracedb.db
 
 from ...errors import InputError
 from ...progress import watch
+from ..sources.csvsource import NS_LIMIT
+from ..sources.errors import printable
 from ..sources.file import SourceFile
 from ..sources.jsonsource import ArrayEndNotFound, event_array, is_gzip, object_span, scan_metadata
 from .chrome import insert_events
@@ -28,13 +30,22 @@ from .chrome import insert_events
 META_TAIL = 16 << 20
 
 
-def base_time_ns(meta: dict) -> int:
-    """``baseTimeNanoseconds`` (an integer, or its text) → int; 0 when absent or not a number."""
+def base_time_ns(meta: dict, path=None) -> int:
+    """``baseTimeNanoseconds`` (a non-negative integer below 2^62, or its text) → int; 0 when
+    absent or null.
+
+    Raises:
+        InputError: any other value (it would shift every timestamp of the trace).
+    """
     base = meta.get("baseTimeNanoseconds")
-    if isinstance(base, bool):
+    if base is None:
         return 0
-    text = str(base).strip() if isinstance(base, (int, str)) else ""
-    return int(text) if re.fullmatch(r"[0-9]{1,19}", text) else 0
+    text = str(base).strip() if isinstance(base, (int, str)) and not isinstance(base, bool) else ""
+    if re.fullmatch(r"[0-9]{1,19}", text) and int(text) < NS_LIMIT:
+        return int(text)
+    raise InputError(f"baseTimeNanoseconds holds {printable(repr(base), 40)}, not a time in ns (an integer "
+                     f"from 0 to 2^62).", file=str(path), place="baseTimeNanoseconds",
+                     hint="the file was edited or corrupted; re-export the trace.")
 
 
 def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
@@ -53,7 +64,7 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
             f.rank = f.assign_rank(meta)
             scanned = scan_metadata(f.path, max(0, f.path.stat().st_size - META_TAIL))
             with watch(con, f.path.name, f.bar):
-                return insert_events(con, f, f.rank, span=span, meta=scanned, base_ns=base_time_ns(meta))
+                return insert_events(con, f, f.rank, span=span, meta=scanned, base_ns=base_time_ns(meta, f.path))
     placeholder = -1 - f.file_id
     with event_array(f.path) as (fifo, feeder), watch(con, f.path.name, f.bar):
         try:
@@ -65,5 +76,5 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
         meta = feeder.finish() if feeder is not None else {}
     f.rank = f.assign_rank(meta)
     con.execute("UPDATE event SET rank = ?, ts_ns = ts_ns + ? WHERE file_id = ?",
-                [f.rank, base_time_ns(meta), f.file_id])
+                [f.rank, base_time_ns(meta, f.path), f.file_id])
     return n

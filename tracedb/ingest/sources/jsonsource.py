@@ -16,13 +16,13 @@ import json
 import os
 import re
 import sys
-import tempfile
 import threading
 import zlib
 from contextlib import contextmanager
 from pathlib import Path
 
 from ...errors import InputError
+from . import tempdirs
 
 CHUNK = 1 << 22            # 4 MiB copy chunks
 TAIL_WINDOW = 8 << 20      # bytes kept back to find the end of the traceEvents array
@@ -135,7 +135,7 @@ class ObjectEvents:
         self.meta: dict = {}
         self.error: InputError | None = None
         self.array_offset = 0
-        self._dir = tempfile.mkdtemp(prefix="tracedb-")
+        self._dir = tempdirs.make("fifo")
         self.path = os.path.join(self._dir, "traceEvents.json")
         os.mkfifo(self.path)
         self._thread = threading.Thread(target=self._feed, daemon=True)
@@ -374,7 +374,7 @@ class SplitArray:
 
     def __init__(self, source: Path, parts: int, span: tuple[int, int] | None = None):
         self.source = source
-        self.dir = tempfile.mkdtemp(prefix="tracedb-split-")
+        self.dir = tempdirs.make("split")
         self.ranges = self._ranges(parts, span)
         self.paths = []
         self.threads = []

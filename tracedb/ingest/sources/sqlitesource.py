@@ -69,7 +69,7 @@ class Col(NamedTuple):
 
 _EXPECTED = {
     "int": "an integer",
-    "ns": f"an integer time in ns within ±2^62 (year 2116)",
+    "ns": "an integer time in ns within ±2^62 (year 2116)",
     "int_text": "an integer",
     "ns_text": "an integer time in ns within ±2^62 (year 2116)",
     "number": "a number within ±{limit:.0e}",
