@@ -54,6 +54,11 @@ PROFILER_DB: dict[str, dict[str, str]] = {
 TIME_COLUMNS = frozenset({"startNs", "endNs", "timestamp", "timestampNs", "allocationTime", "releaseTime",
                           "activeReleaseTime", "duration", "activeDuration"})
 
+# lookup tables: table → its id column, which names one row (a repeated id would repeat every
+# row that joins it)
+UNIQUE_IDS = {"STRING_IDS": "id", "ENUM_API_TYPE": "id", "ENUM_HCCL_TRANSPORT_TYPE": "id",
+              "ENUM_HCCL_LINK_TYPE": "id", "ENUM_HCCL_RDMA_TYPE": "id", "ENUM_MODULE": "id"}
+
 # a file holding none of these is not a torch_npu profiler DB
 PROFILER_DB_MARKERS = ("TASK", "PYTORCH_API", "STRING_IDS")
 

@@ -33,7 +33,8 @@ from ...db import duckdb   # the engine module, see tracedb.db
 
 from ...errors import InputError
 from ..fieldmaps.ascend_db import (ANALYSIS_DB, ANALYSIS_DB_MARKERS, ANALYSIS_EPOCH_US, API_TYPE_OP, API_TYPE_TRACE,
-                                   EPOCH_US_LIMIT, PROFILER_DB, PROFILER_DB_MARKERS, TIME_COLUMNS)
+                                   EPOCH_US_LIMIT, PROFILER_DB, PROFILER_DB_MARKERS, TIME_COLUMNS,
+                                   UNIQUE_IDS)
 from ..sources.file import SourceFile
 from ..sources.sqlitesource import Col, SqliteInput
 
@@ -72,6 +73,19 @@ def _load_all(con, path: Path, tables: dict[str, dict[str, str]], markers: tuple
             present = src.columns(table)
             cols = [_col(c, present.get(c), t) for c, t in spec.items()]
             src.stage(con, _PREFIX + table, table, cols, spec, batch_rows=BATCH_ROWS)
+            if table in UNIQUE_IDS:
+                _unique(con, path, table, UNIQUE_IDS[table])
+
+
+def _unique(con, path: Path, table: str, col: str) -> None:
+    """Refuse a lookup table (strings, enums) holding an id twice: every row joining it would
+    be repeated, silently."""
+    row = con.execute(f"SELECT {_q(col)} FROM {_q(_PREFIX + table)} WHERE {_q(col)} IS NOT NULL "
+                      f"GROUP BY {_q(col)} HAVING count(*) > 1 ORDER BY 1 LIMIT 1").fetchone()
+    if row:
+        raise InputError(f"{table}.{col} holds the id {row[0]} more than once (an id names one value).",
+                         file=str(path), place=f"table {table}, column {col}",
+                         hint="the file may be damaged; re-export it from the profiler.")
 
 
 def _run(con, sql: str, params: dict) -> None:
