@@ -271,6 +271,20 @@ def test_p5_a_wrong_typed_value_names_table_column_rowid_and_the_value(con, tmp_
     assert "transaction" not in msg
 
 
+@pytest.mark.parametrize("update, words", [
+    ("demangledName = 99", ("column demangledName", "the string id 99, which StringIds does not have")),
+    ("start = NULL", ("column start, rowid 2", "holds NULL")),
+], ids=["dangling_name", "null_start"])
+def test_p5_a_kernel_without_its_name_or_start_is_refused_naming_the_column(con, tmp_path, update, words):
+    """main: "Current transaction is aborted" (a NOT NULL column of kernel, hidden)."""
+    src = nsys_export(tmp_path / "n.sqlite")
+    lite = sqlite_connect(src)
+    lite.execute(f"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET {update} WHERE rowid = 2")
+    lite.commit()
+    lite.close()
+    refused(con, src, src, "CUPTI_ACTIVITY_KIND_KERNEL", *words)
+
+
 def test_p5_a_repeated_string_id_is_refused_not_a_doubled_kernel(con, tmp_path):
     src = nsys_export(tmp_path / "n.sqlite")
     lite = sqlite_connect(src)

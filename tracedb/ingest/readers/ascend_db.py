@@ -46,7 +46,11 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _col(name: str, declared: str | None, duck_type: str) -> Col:
+# columns a kernel row cannot do without (kernel.ts_ns / dur_ns are NOT NULL): a NULL is refused
+NON_NULL = {("COMMUNICATION_OP", "startNs"), ("COMMUNICATION_OP", "endNs")}
+
+
+def _col(table: str, name: str, declared: str | None, duck_type: str) -> Col:
     """How one column of the spec is read: absent → NULL; an integer column as an integer (a
     time within ±2^62 ns; integer text SQLite reads back unchanged where the column is not
     declared INTEGER, as torch_npu's PYTORCH_API TEXT times), a DECIMAL one as a number, text
@@ -55,7 +59,8 @@ def _col(name: str, declared: str | None, duck_type: str) -> Col:
         return Col(name, None, "sql", "NULL")
     if duck_type == "BIGINT":
         kind = "ns" if name in TIME_COLUMNS else "int"
-        return Col(name, name, kind if declared.startswith("INT") else kind + "_text")
+        return Col(name, name, kind if declared.startswith("INT") else kind + "_text",
+                   required=(table, name) in NON_NULL)
     if duck_type.startswith("DECIMAL"):
         return Col(name, name, "number", limit=EPOCH_US_LIMIT if name in ANALYSIS_EPOCH_US else None)
     return Col(name, name, "text")
@@ -71,7 +76,7 @@ def _load_all(con, path: Path, tables: dict[str, dict[str, str]], markers: tuple
                              hint="tracedb reads torch_npu's ascend_pytorch_profiler_{rank}.db and analysis.db.")
         for table, spec in tables.items():
             present = src.columns(table)
-            cols = [_col(c, present.get(c), t) for c, t in spec.items()]
+            cols = [_col(table, c, present.get(c), t) for c, t in spec.items()]
             src.stage(con, _PREFIX + table, table, cols, spec, batch_rows=BATCH_ROWS)
             if table in UNIQUE_IDS:
                 _unique(con, path, table, UNIQUE_IDS[table])

@@ -44,10 +44,11 @@ WHAT = "an Nsight Systems export"
 TIME_FIELDS = frozenset({"start", "end"})
 
 
-def _cols(fields: dict[str, Field], table_cols: dict[str, str], table: str, path: Path) -> tuple[list[Col], list[str]]:
+def _cols(fields: dict[str, Field], table_cols: dict[str, str], table: str, path: Path,
+          non_null: frozenset[str] = frozenset()) -> tuple[list[Col], list[str]]:
     """The checked columns of ``table`` for ``fields`` (NULL for an optional field the table
-    lacks; a string id as its StringIds text, joined in SQLite, the id itself checked) and the
-    StringIds joins they need.
+    lacks; a string id as its StringIds text, joined in SQLite, the id itself checked; the
+    fields of ``non_null`` must not be NULL) and the StringIds joins they need.
 
     Raises:
         InputError: a required column is missing.
@@ -69,7 +70,7 @@ def _cols(fields: dict[str, Field], table_cols: dict[str, str], table: str, path
         elif f.kind == "text":
             cols.append(Col(key, col, "text"))
         else:
-            cols.append(Col(key, col, "ns" if key in TIME_FIELDS else "int"))
+            cols.append(Col(key, col, "ns" if key in TIME_FIELDS else "int", required=key in non_null))
     return cols, joins
 
 
@@ -186,12 +187,15 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
                                                        (fm.MEMSET_TABLE, "memset", fm.COPY))):
                 table_cols = src.columns(table) if table in activity else {}
                 has_pid = has_pid and (table not in activity or fm.ACTIVITY["global_pid"].find(table_cols) is not None)
-                got, joins = _cols(fields, table_cols, table, f.path) if table in activity else ([], [])
+                # a kernel row needs its start and end (kernel.ts_ns / dur_ns are NOT NULL)
+                got, joins = (_cols(fields, table_cols, table, f.path, TIME_FIELDS) if table in activity
+                              else ([], []))
                 by_name = {c.name: c for c in got}
                 by_name["kind"] = Col("kind", None, "sql", f"'{kind}'")
                 cols = [by_name.get(n) or Col(n, None, "sql", "NULL") for n in names]
                 src.stage(con, f"{_PREFIX}act", table, cols, types, joins=" ".join(joins),
                           batch_rows=rows_for(longest, 2), append=i > 0)
+            _names_resolved(con, src, f.path)
             cols, joins = (_cols(fm.RUNTIME, src.columns(fm.RUNTIME_TABLE), fm.RUNTIME_TABLE, f.path)
                            if src.has_table(fm.RUNTIME_TABLE) else
                            ([Col(k, None, "sql", "NULL") for k in fm.RUNTIME], []))
@@ -200,6 +204,18 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
         return _insert_kernels(con, f, epoch0, kinds, has_pid)
     finally:
         _drop(con, staged)
+
+
+def _names_resolved(con, src: SqliteInput, path: Path) -> None:
+    """Refuse a kernel whose name id StringIds does not hold (it would be a kernel without a
+    name)."""
+    row = con.execute(f"SELECT name_id FROM {_PREFIX}act WHERE kind = 'kernel' AND name = '' LIMIT 1").fetchone()
+    if row:
+        col = fm.KERNEL["name"].find(src.columns(fm.KERNEL_TABLE))
+        raise InputError(f"{fm.KERNEL_TABLE}.{col} holds the string id {row[0]}, which {fm.STRINGS_TABLE} does not "
+                         "have (a kernel without a name).", file=str(path),
+                         place=f"table {fm.KERNEL_TABLE}, column {col}",
+                         hint="the file may be damaged; export the report again with nsys export --type sqlite.")
 
 
 def _drop(con, names) -> None:

@@ -57,7 +57,11 @@ class Col(NamedTuple):
     PYTORCH_API times into TEXT columns), ``ns_text`` (the same within ±2^62), ``number`` (an
     integer or a real within ±``limit``, default :data:`MAX_NUMBER`, crossing as text), ``text``
     (text or a number, at most :data:`MAX_TEXT_BYTES` bytes, crossing as ``''`` / ``'s'`` +
-    text), ``sql``.
+    text), ``sql``. The integer kinds cross as they are: the driver types a column int64 only
+    when every value of its first batch is an integer (or NULL), and refuses another type in a
+    later batch; a column of another type, a NULL where ``required``, or a time beyond ±2^62
+    sends the read to :meth:`SqliteInput._find_bad`, which names the first bad row. The other
+    kinds are checked in the SELECT (a flag column), text before it is read (its length).
     """
 
     name: str
@@ -65,6 +69,7 @@ class Col(NamedTuple):
     kind: str
     sql: str | None = None
     limit: float | None = None
+    required: bool = False        # NULL refused too (a kernel's start, ...)
 
 
 _EXPECTED = {
@@ -82,9 +87,11 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _ok(v: str, kind: str, limit: float | None = None) -> str:
+def _ok(v: str, kind: str, limit: float | None = None, required: bool = False) -> str:
     """SQLite: true when value ``v`` is of ``kind`` (short-circuit order: the type first, so a
     long text is never read to test it)."""
+    if required:
+        return f"({v} IS NOT NULL AND {_ok(v, kind, limit)})"
     lim = f"{v} > -{NS_LIMIT} AND {v} < {NS_LIMIT}"
     int_text = (f"typeof({v}) = 'text' AND octet_length({v}) <= 20 "
                 f"AND CAST(CAST({v} AS INTEGER) AS TEXT) = {v}")
@@ -105,11 +112,14 @@ def _ok(v: str, kind: str, limit: float | None = None) -> str:
     raise ValueError(kind)
 
 
+FAST_KINDS = ("int", "ns")     # crossing as they are (the driver's type check, then pyarrow's)
+
+
 def _value(v: str, kind: str, limit: float | None = None) -> str:
     """SQLite: the value as it crosses into Arrow (a bad one as NULL / '')."""
     ok = _ok(v, kind, limit)
-    if kind in ("int", "ns"):
-        return f"CASE WHEN {ok} THEN {v} END"
+    if kind in FAST_KINDS:
+        return v
     if kind in ("int_text", "ns_text"):
         return f"CASE WHEN {ok} THEN CAST({v} AS INTEGER) END"
     return f"CASE WHEN {v} IS NOT NULL AND {ok} THEN 's' || {v} ELSE '' END"
@@ -135,7 +145,7 @@ def _describe(typ: str, size, text) -> str:
         return f"the real number {text}"
     if typ == "integer":
         return f"the integer {text}"
-    return "NULL"
+    return "NULL"     # a required value
 
 
 def _printable(text: str, limit: int = 40) -> str:
@@ -348,7 +358,8 @@ class SqliteInput:
                 continue
             v = f"{alias}.{_q(c.column)}"
             parts.append(f"{_value(v, c.kind, c.limit)} AS {_q(c.name)}")
-            flags.append(f"WHEN NOT {_ok(v, c.kind, c.limit)} THEN {i}")
+            if c.kind not in FAST_KINDS:
+                flags.append(f"WHEN NOT {_ok(v, c.kind, c.limit, c.required)} THEN {i}")
         parts.append(f"CASE {' '.join(flags)} END AS {_BAD}" if flags else f"NULL AS {_BAD}")
         return (f"SELECT {', '.join(parts)} FROM {_q(table)} AS {alias} {joins}"
                 + (f" WHERE {where}" if where else ""))
@@ -390,6 +401,7 @@ class SqliteInput:
                 except KeyboardInterrupt:
                     raise
                 except Exception as e:   # noqa: BLE001 - the driver: a type it cannot carry, a damaged page
+                    self._find_bad(table, alias, where, [c for c in cols if c.kind in FAST_KINDS])
                     raise self._fail(f"cannot read table {table} ({_first_line(e)}).",
                                      place=f"table {table}, after row {seen:,}") from e
                 if batch is None:
@@ -404,8 +416,33 @@ class SqliteInput:
                 except Exception:   # noqa: BLE001
                     pass
 
+    def _find_bad(self, table: str, alias: str, where: str, cols: list[Col]) -> None:
+        """Refuse the first row of ``table`` (within ``where``) whose value of one of ``cols``
+        is not of its kind; return when there is none (slow path: one scan per column)."""
+        rowid = f"{alias}.rowid" if table.lower() not in self._without_rowid else "NULL"
+        for c in cols:
+            v = f"{alias}.{_q(c.column)}"
+            hit = self.query(f"SELECT {rowid} FROM {_q(table)} AS {alias} WHERE "
+                             + (f"({where}) AND " if where else "") + f"NOT {_ok(v, c.kind, c.limit, c.required)} LIMIT 1")
+            if hit.num_rows:
+                self._refuse(table, alias, c, hit.column(0)[0].as_py(), 0)
+
     def _check_batch(self, table: str, alias: str, cols: list[Col], joins: str, where: str, batch, seen: int) -> None:
+        import pyarrow as pa
         import pyarrow.compute as pc
+        for c in cols:
+            if c.kind not in FAST_KINDS:
+                continue
+            arr = batch.column(c.name)
+            typ = arr.type
+            bad = not (pa.types.is_integer(typ) or pa.types.is_null(typ)) or (c.required and arr.null_count > 0)
+            if not bad and c.kind == "ns" and pa.types.is_integer(typ) and arr.null_count < len(arr):
+                lo, hi = pc.min_max(arr).values()
+                bad = lo.as_py() <= -NS_LIMIT or hi.as_py() >= NS_LIMIT
+            if bad:
+                self._find_bad(table, alias, where, [c])
+                raise self._fail(f"{table}.{c.column} holds a value that is not {_EXPECTED[c.kind]}.",
+                                 place=f"table {table}, column {c.column}")
         bad = batch.column(_BAD)
         if bad.null_count < len(bad):
             i = pc.index(pc.is_valid(bad), True).as_py()
@@ -421,7 +458,6 @@ class SqliteInput:
                     continue
                 except Exception:   # noqa: BLE001
                     pass
-                import pyarrow as pa
                 values = arr.view(pa.binary()).to_pylist()
                 for i, v in enumerate(values):
                     try:
