@@ -254,7 +254,8 @@ class ObjectEvents:
             total = self.array_offset + len(pending)  # not exact when data was written, fine for messages
             end = _array_end(pending, src_name)
             if end is None:
-                raise InputError("truncated or malformed JSON: the traceEvents array has no end.",
+                raise InputError("truncated or malformed JSON: the traceEvents array has no end (the file is cut, or "
+                                 "something other than whitespace follows the object).",
                                  file=src_name, place="end of file",
                                  hint="the profiler may have been killed while writing; re-export the trace.")
             dst.write(pending[:end + 1])
@@ -535,7 +536,8 @@ def object_span(path: Path) -> tuple[dict, tuple[int, int]]:
         tail = f.read(last - tail_base)
     end = _array_end(tail, str(path))
     if end is None:
-        raise ArrayEndNotFound("truncated or malformed JSON: the traceEvents array has no end.", file=str(path),
+        raise ArrayEndNotFound("truncated or malformed JSON: the traceEvents array has no end (the file is cut, "
+                               "or something other than whitespace follows the object).", file=str(path),
                                place="end of file",
                                hint="the profiler may have been killed while writing; re-export the trace.")
     try:
@@ -561,7 +563,8 @@ def _check_array_closed(path: Path) -> None:
     last, size = last_byte(path)
     if last != b"]":
         where = f"byte {size} (decompressed)" if is_gzip(path) else f"byte {size}"
-        raise InputError("the JSON array is not closed: the file is truncated.", file=str(path),
+        raise InputError("the JSON array is not closed: the file is truncated (or something other than "
+                         "whitespace follows the array).", file=str(path),
                          place=where, hint="re-export it from the profiler, or copy it again.")
 
 
