@@ -24,6 +24,7 @@ from . import derive
 from .catalog import ROLES, Catalog
 from .command import Command, IngestReport, Plan, plan_runs, rank_files
 from .readers import SplitReadFailed
+from .sources import tempdirs
 from .staging import Staging
 
 __all__ = ["IngestReport", "default_jobs", "ingest", "input_size", "plan_runs", "rank_files"]
@@ -145,6 +146,7 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
     if run is not None and run_per_path and len(paths) > 1:
         raise TracedbError("--run names one run; --run-per-path makes one run per PATH: pass one of them.")
     t0 = time.perf_counter()
+    tempdirs.sweep()        # reader folders left in $TMPDIR by killed processes
     jobs = default_jobs() if jobs is None else max(1, int(jobs))
     for split in (True, False):
         report = IngestReport()

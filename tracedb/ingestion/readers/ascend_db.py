@@ -33,15 +33,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ...engine import duckdb, register_arrow
+from ...engine import duckdb
 
 from ...errors import InputError, out_of_memory
-from ..fieldmaps.ascend_db import (ANALYSIS_DB, ANALYSIS_DB_MARKERS, API_TYPE_OP, API_TYPE_TRACE, MSTX_RANGE_TYPES,
-                                   NONE_COLUMNS, PROFILER_DB, PROFILER_DB_MARKERS, UINT32_NONE)
+from ..fieldmaps.ascend_db import (ANALYSIS_DB, ANALYSIS_DB_MARKERS, ANALYSIS_EPOCH_US, API_TYPE_OP, API_TYPE_TRACE,
+                                   DOUBLE_LIMIT, EPOCH_US_LIMIT, MSTX_RANGE_TYPES, NONE_COLUMNS, PROFILER_DB,
+                                   PROFILER_DB_MARKERS, TIME_COLUMNS, UINT32_NONE, UNIQUE_IDS)
 from ..fieldmaps.kernel_pmu import DB_PMU, HF32_NO, HF32_YES
 from ..sources.file import SourceFile
+from ..sources.sqlitesource import Col, SqliteInput
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
 _PREFIX = "_adb_"
 BATCH_ROWS = 65536          # rows per Arrow batch from the driver (its default, 1024, measured slower)
 
@@ -50,127 +51,55 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _open(path: Path):
-    """A read-only ADBC connection to the SQLite file (refused when it is not SQLite)."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(16)
-    except OSError as e:
-        raise InputError(f"cannot read file: {e.strerror}", file=str(path)) from e
-    if head != SQLITE_MAGIC:
-        raise InputError("not an SQLite database (the profiler DB export is SQLite).", file=str(path),
-                         place="byte 0", hint="re-export it from the profiler (export_type=db).")
-    import adbc_driver_sqlite.dbapi as adbc   # imported here: only DB inputs need the driver
-    uri = path.resolve().as_uri() + "?mode=ro"
-    return adbc.connect(uri)
+# columns a kernel row cannot do without (kernel.ts_ns / dur_ns are NOT NULL): a NULL is refused
+NON_NULL = {("COMMUNICATION_OP", "startNs"), ("COMMUNICATION_OP", "endNs")}
 
 
-def _columns(cur) -> dict[str, dict[str, str]]:
-    """table → {column: declared type} of the SQLite file."""
-    cur.execute("SELECT m.name, p.name, upper(coalesce(p.type, '')) FROM sqlite_master AS m, "
-                "pragma_table_info(m.name) AS p WHERE m.type = 'table'")
-    out: dict[str, dict[str, str]] = {}
-    for table, col, decl in cur.fetchall():
-        out.setdefault(table, {})[col] = decl
-    return out
-
-
-def _is_int(q: str) -> str:
-    """SQLite: the value is NULL, an integer, or text SQLite's own CAST reads back unchanged as an
-    integer (torch_npu writes PYTORCH_API startNs/endNs into TEXT columns)."""
-    return (f"({q} IS NULL OR typeof({q}) = 'integer' OR "
-            f"(typeof({q}) = 'text' AND CAST(CAST({q} AS INTEGER) AS TEXT) = {q}))")
-
-
-def _check_integers(cur, path: Path, table: str, cols: list[str]) -> None:
-    """Refuse a file whose integer columns (ids, integer ns, bytes) hold anything but integers: a
-    REAL cannot hold a ns timestamp exactly, and the Arrow batches need one type per column. One
-    scan in SQLite; the message names the table, column and row."""
-    if not cols:
-        return
-    cur.execute(f"SELECT {', '.join(f'sum(CASE WHEN {_is_int(_q(c))} THEN 0 ELSE 1 END)' for c in cols)} "
-                f"FROM {_q(table)}")
-    counts = cur.fetchone()
-    for c, n in zip(cols, counts):
-        if n:
-            cur.execute(f"SELECT rowid, CAST({_q(c)} AS TEXT) FROM {_q(table)} WHERE NOT {_is_int(_q(c))} LIMIT 1")
-            rowid, value = cur.fetchone()
-            raise InputError(f"{table}.{c} holds a value that is not an integer ({value!r}; {n} such rows).",
-                             file=str(path), place=f"table {table}, rowid {rowid}",
-                             hint="the file may be damaged; re-export it from the profiler.")
-
-
-def _load(con: duckdb.DuckDBPyConnection, cur, path: Path, present: dict[str, dict[str, str]], table: str,
-          spec: dict[str, str]) -> None:
-    """Copy one SQLite table into the temporary DuckDB table ``_adb_<table>`` with ``spec``'s
-    columns and types: absent columns are NULL, an absent table is empty. Integer columns cross
-    as int64: INTEGER-declared ones as stored (the driver refuses a value of another type: then
-    :func:`_check_integers` names it), integer text (PYTORCH_API's TEXT times) cast by SQLite
-    after :func:`_check_integers`; the others as text, converted by DuckDB (analysis.db's REAL
-    prints with 15 significant digits, all it holds, and is parsed as DECIMAL)."""
-    target = _q(_PREFIX + table)
-    cols = present.get(table)
-    if cols is None:
-        defs = ", ".join(f"{_q(c)} {t}" for c, t in spec.items())
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {target} ({defs})")
-        return
-    ints = [c for c in spec if c in cols and spec[c] == "BIGINT"]
-    _check_integers(cur, path, table, [c for c in ints if not cols[c].startswith("INT")])
-    parts, casts = [], []
-    for c, t in spec.items():
-        if c not in cols:
-            parts.append(f"NULL AS {_q(c)}")
-            casts.append(f"CAST({_q(c)} AS {t}) AS {_q(c)}")
-        elif c in ints:
-            parts.append(_q(c) if cols[c].startswith("INT") else f"CAST({_q(c)} AS INTEGER) AS {_q(c)}")
-            if c in NONE_COLUMNS.get(table, ()):
-                # CANN's "none" (UINT32_MAX) → NULL
-                casts.append(f"CAST(nullif({_q(c)}, {UINT32_NONE}) AS BIGINT) AS {_q(c)}")
-            else:
-                casts.append(f"CAST({_q(c)} AS BIGINT) AS {_q(c)}")
-        else:
-            # the driver types a column from its first batch: an all-NULL batch makes it int64 and
-            # a later string fails, so text crosses as '' (NULL) or 's' + the value
-            parts.append(f"coalesce('s' || CAST({_q(c)} AS TEXT), '') AS {_q(c)}")
-            casts.append(f"CAST(CASE WHEN {_q(c)} <> '' THEN substr({_q(c)}, 2) END AS {t}) AS {_q(c)}")
-    cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": str(BATCH_ROWS)})
-    cur.execute(f"SELECT {', '.join(parts)} FROM {_q(table)}")
-    reader = cur.fetch_record_batch()
-    import pyarrow as pa        # imported here: 0.3 s of every ingest's start-up otherwise
-    if any(f.name in ints and not pa.types.is_integer(f.type) and not pa.types.is_null(f.type)
-           for f in reader.schema):
-        _check_integers(cur, path, table, ints)   # a REAL among the integers: refused, named
-    register_arrow(con, "_adb_arrow", reader)
-    try:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {target} AS SELECT {', '.join(casts)} FROM _adb_arrow")
-    except duckdb.Error:
-        # a value of another type than its column's (the driver's type check, or the cast):
-        # name it; the transaction is aborted either way
-        _check_integers(cur, path, table, ints)
-        raise
-    finally:
-        try:
-            con.unregister("_adb_arrow")
-        except duckdb.Error:
-            pass
+def _col(table: str, name: str, declared: str | None, duck_type: str) -> Col:
+    """How one column of the spec is read: absent → NULL; an integer column as an integer (a
+    time within ±2^62 ns; integer text SQLite reads back unchanged where the column is not
+    declared INTEGER, as torch_npu's PYTORCH_API TEXT times), a DECIMAL one as a number, text
+    as text (see :class:`tracedb.ingestion.sources.sqlitesource.Col`); CANN's "none"
+    (UINT32_MAX) in the columns of ``NONE_COLUMNS`` as NULL."""
+    if declared is None:
+        return Col(name, None, "sql", "NULL")
+    if duck_type == "BIGINT":
+        kind = "ns" if name in TIME_COLUMNS else "int"
+        return Col(name, name, kind if declared.startswith("INT") else kind + "_text",
+                   required=(table, name) in NON_NULL,
+                   none=UINT32_NONE if name in NONE_COLUMNS.get(table, ()) else None)
+    if duck_type.startswith("DECIMAL"):
+        return Col(name, name, "number", limit=EPOCH_US_LIMIT if name in ANALYSIS_EPOCH_US else None)
+    if duck_type == "DOUBLE":
+        return Col(name, name, "number", limit=DOUBLE_LIMIT)
+    return Col(name, name, "text")
 
 
 def _load_all(con, path: Path, tables: dict[str, dict[str, str]], markers: tuple[str, ...], what: str) -> None:
-    conn = _open(path)
-    try:
-        cur = conn.cursor()
-        try:
-            present = _columns(cur)
-        except Exception as e:   # noqa: BLE001
-            raise InputError(f"not a readable SQLite database ({str(e).splitlines()[0]}).", file=str(path)) from e
-        if not any(m in present for m in markers):
+    """Copy every table of ``tables`` into the temporary DuckDB table ``_adb_<table>`` with its
+    spec's columns and types: absent columns are NULL, an absent table is empty; every value
+    checked against its column's kind as SQLite reads it (:mod:`..sources.sqlitesource`)."""
+    with SqliteInput(path, what) as src:
+        if not any(src.has_table(m) for m in markers):
             raise InputError(f"not {what}: none of the tables {', '.join(markers)}.", file=str(path),
                              hint="tracedb reads torch_npu's ascend_pytorch_profiler_{rank}.db and analysis.db.")
         for table, spec in tables.items():
-            _load(con, cur, path, present, table, spec)
-        cur.close()
-    finally:
-        conn.close()
+            present = src.columns(table)
+            cols = [_col(table, c, present.get(c), t) for c, t in spec.items()]
+            src.stage(con, _PREFIX + table, table, cols, spec, batch_rows=BATCH_ROWS)
+            if table in UNIQUE_IDS:
+                _unique(con, path, table, UNIQUE_IDS[table])
+
+
+def _unique(con, path: Path, table: str, col: str) -> None:
+    """Refuse a lookup table (strings, enums) holding an id twice: every row joining it would
+    be repeated, silently."""
+    row = con.execute(f"SELECT {_q(col)} FROM {_q(_PREFIX + table)} WHERE {_q(col)} IS NOT NULL "
+                      f"GROUP BY {_q(col)} HAVING count(*) > 1 ORDER BY 1 LIMIT 1").fetchone()
+    if row:
+        raise InputError(f"{table}.{col} holds the id {row[0]} more than once (an id names one value).",
+                         file=str(path), place=f"table {table}, column {col}",
+                         hint="the file may be damaged; re-export it from the profiler.")
 
 
 def _run(con, sql: str, params: dict) -> None:

@@ -16,13 +16,13 @@ import json
 import os
 import re
 import sys
-import tempfile
 import threading
 import zlib
 from contextlib import contextmanager
 from pathlib import Path
 
 from ...errors import InputError
+from . import tempdirs
 
 CHUNK = 1 << 22            # 4 MiB copy chunks
 TAIL_WINDOW = 8 << 20      # bytes kept back to find the end of the traceEvents array
@@ -56,16 +56,66 @@ def open_binary(path: Path):
     return open(path, "rb")
 
 
+BLANKS = b" \t\r\n"        # JSON whitespace
+BOM = b"\xef\xbb\xbf"
+
+
 def first_byte(path: Path) -> bytes:
-    """First non-blank byte of the (decompressed) file, skipping a UTF-8 BOM; b'' if empty."""
+    """First non-blank byte of the (decompressed) file, skipping a UTF-8 BOM; b'' if the file
+    is empty or blank (read until the first other byte: a file may start with any amount of
+    JSON whitespace)."""
     try:
         with open_binary(path) as f:
             head = f.read(65536)
+            if head.startswith(BOM):
+                head = head[len(BOM):]
+            while True:
+                rest = head.lstrip(BLANKS)
+                if rest or not head:
+                    return rest[:1]
+                head = f.read(CHUNK)
     except (OSError, EOFError, zlib.error) as e:
         raise InputError(f"cannot read file: {e}", file=str(path),
                          hint="a .gz file may be truncated or damaged; copy it again.") from e
-    head = head.lstrip(b"\xef\xbb\xbf").lstrip()
-    return head[:1]
+
+
+def _blank(data: bytes) -> bool:
+    """Whether a non-empty chunk holds JSON whitespace only (ends tested first: cheap for content)."""
+    return data[:1] in (b" ", b"\t", b"\r", b"\n") and data[-1:] in (b" ", b"\t", b"\r", b"\n") \
+        and not data.strip(BLANKS)
+
+
+def last_byte(path: Path) -> tuple[bytes, int]:
+    """(last non-blank byte, size) of the (decompressed) file: plain files are read backwards
+    from the end in 1 MiB blocks over any amount of trailing whitespace; gzip files are
+    decompressed once to their end (a cut gzip stream fails here).
+
+    Raises:
+        InputError: the gzip stream is truncated or damaged.
+    """
+    if is_gzip(path):
+        last, size = b"", 0
+        try:
+            with open_binary(path) as f:
+                while chunk := f.read(CHUNK):
+                    size += len(chunk)
+                    if not _blank(chunk):
+                        last = chunk.rstrip(BLANKS)[-1:]
+        except (OSError, EOFError, zlib.error) as e:
+            raise InputError(f"cannot decompress: {e}", file=str(path), place=f"byte {size} (decompressed)",
+                             hint="the gzip file is truncated or damaged.") from e
+        return last, size
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        end = size
+        while end > 0:
+            lo = max(0, end - (1 << 20))
+            f.seek(lo)
+            block = f.read(end - lo).rstrip(BLANKS)
+            if block:
+                return block[-1:], size
+            end = lo
+    return b"", size
 
 
 def is_gzip(path: Path) -> bool:
@@ -85,7 +135,7 @@ class ObjectEvents:
         self.meta: dict = {}
         self.error: InputError | None = None
         self.array_offset = 0
-        self._dir = tempfile.mkdtemp(prefix="tracedb-")
+        self._dir = tempdirs.make("fifo")
         self.path = os.path.join(self._dir, "traceEvents.json")
         os.mkfifo(self.path)
         self._thread = threading.Thread(target=self._feed, daemon=True)
@@ -149,12 +199,20 @@ class ObjectEvents:
         with open_binary(self.source) as src:
             buf = b""
             head = None
+            skipped = 0             # blanks (and a BOM) before the object: any amount
             while head is None:
                 data = src.read(CHUNK)
                 if not data:
                     raise InputError('no "traceEvents" array found; not a Kineto/Chrome trace object, '
-                                     "or the file is truncated.", file=src_name, place=f"byte {len(buf)}",
+                                     "or the file is truncated.", file=src_name, place=f"byte {skipped + len(buf)}",
                                      hint="Kineto traces are JSON objects with a traceEvents array.")
+                if not buf:
+                    if not skipped and data.startswith(BOM):
+                        data, skipped = data[len(BOM):], len(BOM)
+                    lead = len(data) - len(data.lstrip(BLANKS))
+                    data, skipped = data[lead:], skipped + lead
+                    if not data:
+                        continue
                 buf += data
                 for m in _KEY.finditer(buf):
                     prefix = buf[:m.start()]
@@ -164,26 +222,40 @@ class ObjectEvents:
                         continue
                     head = prefix
                     rest = buf[m.end() - 1:]   # starts with '['
-                    self.array_offset = m.end() - 1
+                    self.array_offset = skipped + m.end() - 1
                     break
                 if head is None and len(buf) > HEAD_LIMIT:
                     raise InputError('no "traceEvents" array in the first 64 MiB.', file=src_name,
-                                     place="byte 0")
-            # stream the array, holding back a tail window to find where it ends
+                                     place=f"byte {skipped}")
+            # stream the array, holding back a tail window to find where it ends. Chunks of
+            # blanks only are held back as a count, so that any amount of whitespace (after
+            # the object, or between its parts) keeps the end within the window: at the end of
+            # the file they are dropped; before more content they go out again, exactly when
+            # they are spaces (which a string may hold), else as one line break (a run with a
+            # line break or a tab cannot be inside a JSON string, so it separates tokens)
             pending = rest
+            blank_run, spaces_only = 0, True
             while True:
                 data = src.read(CHUNK)
                 if not data:
                     break
-                pending += data
-                if len(pending) > TAIL_WINDOW + CHUNK:
-                    cut = len(pending) - TAIL_WINDOW
-                    dst.write(pending[:cut])
-                    pending = pending[cut:]
+                if _blank(data):
+                    blank_run += len(data)
+                    spaces_only = spaces_only and data.count(b" ") == len(data)
+                    continue
+                if blank_run:
+                    if spaces_only:
+                        for k in range(0, blank_run, CHUNK):
+                            pending = self._hold(dst, pending + b" " * min(CHUNK, blank_run - k))
+                    else:
+                        pending += b"\n"
+                    blank_run, spaces_only = 0, True
+                pending = self._hold(dst, pending + data)
             total = self.array_offset + len(pending)  # not exact when data was written, fine for messages
             end = _array_end(pending, src_name)
             if end is None:
-                raise InputError("truncated or malformed JSON: the traceEvents array has no end.",
+                raise InputError("truncated or malformed JSON: the traceEvents array has no end (the file is cut, or "
+                                 "something other than whitespace follows the object).",
                                  file=src_name, place="end of file",
                                  hint="the profiler may have been killed while writing; re-export the trace.")
             dst.write(pending[:end + 1])
@@ -194,6 +266,16 @@ class ObjectEvents:
             except ValueError as e:
                 raise InputError(f"malformed JSON around the traceEvents array: {e}", file=src_name,
                                  place=f"about byte {total}") from e
+
+    @staticmethod
+    def _hold(dst, pending: bytes) -> bytes:
+        """Write all but the last :data:`TAIL_WINDOW` bytes once ``pending`` outgrows the window
+        by a chunk; return what is held back."""
+        if len(pending) > TAIL_WINDOW + CHUNK:
+            cut = len(pending) - TAIL_WINDOW
+            dst.write(pending[:cut])
+            pending = pending[cut:]
+        return pending
 
 
 _DECODER = json.JSONDecoder()
@@ -293,7 +375,7 @@ class SplitArray:
 
     def __init__(self, source: Path, parts: int, span: tuple[int, int] | None = None):
         self.source = source
-        self.dir = tempfile.mkdtemp(prefix="tracedb-split-")
+        self.dir = tempdirs.make("split")
         self.ranges = self._ranges(parts, span)
         self.paths = []
         self.threads = []
@@ -385,21 +467,58 @@ def copy_range(src, dst, lo: int, hi: int) -> None:
         dst.write(data)
 
 
+class ArrayEndNotFound(InputError):
+    """No end of the traceEvents array within :data:`TAIL_WINDOW` of the file's last
+    non-blank byte (a truncated file, or a long run of whitespace between the array and the
+    end): the caller reads the file as a stream (:class:`ObjectEvents`), which tells them apart."""
+
+
+def _content_bounds(f, size: int) -> tuple[int, int]:
+    """(offset of the first, offset after the last) non-blank byte of a plain file (a BOM at
+    the start skipped), reading blocks of 1 MiB from either end over any amount of whitespace."""
+    f.seek(0)
+    first = 3 if f.read(3) == BOM else 0
+    lo = first
+    while lo < size:
+        f.seek(lo)
+        block = f.read(1 << 20)
+        rest = block.lstrip(BLANKS)
+        if rest:
+            first = lo + len(block) - len(rest)
+            break
+        lo += len(block)
+    else:
+        return size, size
+    end = size
+    while end > first:
+        lo = max(first, end - (1 << 20))
+        f.seek(lo)
+        block = f.read(end - lo).rstrip(BLANKS)
+        if block:
+            return first, lo + len(block)
+        end = lo
+    return first, first
+
+
 def object_span(path: Path) -> tuple[dict, tuple[int, int]]:
     """For an uncompressed object trace: the top-level metadata and the byte span of the
-    ``traceEvents`` array's content, from the head and the tail of the file only.
+    ``traceEvents`` array's content, from the head and the tail of the file only (whitespace
+    around the object skipped).
 
     Raises:
-        InputError: no traceEvents array, or no end of it (truncated file).
+        InputError: no traceEvents array, malformed JSON around it.
+        ArrayEndNotFound: no end of the array near the end of the file.
     """
     size = path.stat().st_size
     with open(path, "rb") as f:
+        first, last = _content_bounds(f, size)
+        f.seek(first)
         buf, head, start = b"", None, None
         while head is None:
-            data = f.read(CHUNK)
+            data = f.read(min(CHUNK, max(0, last - first - len(buf))))
             if not data:
                 raise InputError('no "traceEvents" array found; not a Kineto/Chrome trace object, '
-                                 "or the file is truncated.", file=str(path), place=f"byte {len(buf)}",
+                                 "or the file is truncated.", file=str(path), place=f"byte {first + len(buf)}",
                                  hint="Kineto traces are JSON objects with a traceEvents array.")
             buf += data
             for m in _KEY.finditer(buf):
@@ -407,18 +526,20 @@ def object_span(path: Path) -> tuple[dict, tuple[int, int]]:
                     _loads(buf[:m.start()].decode("utf-8", "replace") + '"_": 0}')
                 except ValueError:
                     continue
-                head, start = buf[:m.start()], m.end()
+                head, start = buf[:m.start()], first + m.end()
                 break
             if head is None and len(buf) > HEAD_LIMIT:
-                raise InputError('no "traceEvents" array in the first 64 MiB.', file=str(path), place="byte 0")
-        f.seek(max(start, size - TAIL_WINDOW))
+                raise InputError('no "traceEvents" array in the first 64 MiB.', file=str(path),
+                                 place=f"byte {first}")
+        f.seek(max(start, last - TAIL_WINDOW))
         tail_base = f.tell()
-        tail = f.read()
+        tail = f.read(last - tail_base)
     end = _array_end(tail, str(path))
     if end is None:
-        raise InputError("truncated or malformed JSON: the traceEvents array has no end.", file=str(path),
-                         place="end of file",
-                         hint="the profiler may have been killed while writing; re-export the trace.")
+        raise ArrayEndNotFound("truncated or malformed JSON: the traceEvents array has no end (the file is cut, "
+                               "or something other than whitespace follows the object).", file=str(path),
+                               place="end of file",
+                               hint="the profiler may have been killed while writing; re-export the trace.")
     try:
         meta = _loads(head.decode("utf-8", "replace") + '"traceEvents": []'
                           + tail[end + 1:].decode("utf-8", "replace"))
@@ -436,29 +557,14 @@ def split_parts(path: Path, threads: int) -> int:
 
 
 def _check_array_closed(path: Path) -> None:
-    """An array file must end with ``]``. DuckDB's array reader accepts a file cut right after
-    an event's comma (measured: ``[{…},`` reads as one event), so a truncation at an event
-    boundary would load silently without this check. Plain files: the last 4 KiB are read;
-    gzip files are decompressed once to their end (a cut gzip stream fails here too)."""
-    if is_gzip(path):
-        tail, size = b"", 0
-        try:
-            with open_binary(path) as f:
-                while chunk := f.read(1 << 22):
-                    tail = (tail + chunk)[-4096:]
-                    size += len(chunk)
-        except (OSError, EOFError, zlib.error) as e:
-            raise InputError(f"cannot decompress: {e}", file=str(path), place=f"byte {size} (decompressed)",
-                             hint="the gzip file is truncated or damaged.") from e
-        where = f"byte {size} (decompressed)"
-    else:
-        size = path.stat().st_size
-        with open(path, "rb") as f:
-            f.seek(max(0, size - 4096))
-            tail = f.read()
-        where = f"byte {size}"
-    if not tail.rstrip().endswith(b"]"):
-        raise InputError("the JSON array is not closed: the file is truncated.", file=str(path),
+    """An array file must end with ``]`` (then any amount of whitespace). DuckDB's array reader
+    accepts a file cut right after an event's comma (measured: ``[{…},`` reads as one event), so
+    a truncation at an event boundary would load silently without this check."""
+    last, size = last_byte(path)
+    if last != b"]":
+        where = f"byte {size} (decompressed)" if is_gzip(path) else f"byte {size}"
+        raise InputError("the JSON array is not closed: the file is truncated (or something other than "
+                         "whitespace follows the array).", file=str(path),
                          place=where, hint="re-export it from the profiler, or copy it again.")
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
+
+from . import tempdirs
 
 PATTERN_CHARS = set("*?[]{}")
 
@@ -23,7 +24,7 @@ def literal_path(path: Path):
     if not PATTERN_CHARS & set(text):
         yield text
         return
-    folder = tempfile.mkdtemp(prefix="tracedb-link-")
+    folder = tempdirs.make("link")
     try:
         link = os.path.join(folder, "input" + "".join(Path(path).suffixes[-2:]).translate(
             {ord(c): None for c in PATTERN_CHARS}))
