@@ -44,9 +44,10 @@ from ...errors import InputError
 from ..fieldmaps import Field
 from ..fieldmaps import nsys as fm
 from ..sources.file import SourceFile
-from ..sources.sqlitesource import Col, SqliteInput, rows_for
+from ..sources.sqlitecheck import Col
+from ..sources.sqlitesource import SqliteInput, rows_for
+from .nsys_sql import PREFIX, THREAD_NAMES, calls_sql, kernels_sql, nvtx_sql, sched_sql
 
-_PREFIX = "_tracedb_nsys_"
 WHAT = "an Nsight Systems export"
 # fields holding integer ns on the session clock: refused beyond ±2^62 (see sqlitesource)
 TIME_FIELDS = frozenset({"start", "end"})
@@ -180,7 +181,7 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
 
             if has_nvtx:
                 cols, joins = _cols(fm.NVTX, src.columns(fm.NVTX_TABLE), fm.NVTX_TABLE, f.path)
-                src.stage(con, f"{_PREFIX}nvtx", fm.NVTX_TABLE, cols, _types(cols, fm.NVTX), joins=" ".join(joins),
+                src.stage(con, f"{PREFIX}nvtx", fm.NVTX_TABLE, cols, _types(cols, fm.NVTX), joins=" ".join(joins),
                           batch_rows=rows_for(longest, 1))
                 _insert_nvtx(con, f, epoch0, pattern, grouped)
 
@@ -202,7 +203,7 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
                 by_name = {c.name: c for c in got}
                 by_name["kind"] = Col("kind", None, "sql", f"'{kind}'")
                 cols = [by_name.get(n) or Col(n, None, "sql", "NULL") for n in names]
-                src.stage(con, f"{_PREFIX}act", table, cols, types, joins=" ".join(joins),
+                src.stage(con, f"{PREFIX}act", table, cols, types, joins=" ".join(joins),
                           batch_rows=rows_for(longest, 2), append=i > 0)
             _names_resolved(con, src, f.path)
             _stage_table(con, src, f.path, "rt", fm.RUNTIME_TABLE, fm.RUNTIME, longest)
@@ -224,14 +225,14 @@ def _stage_table(con, src: SqliteInput, path: Path, name: str, table: str, field
     cols, joins = (_cols(fields, src.columns(table), table, path) if src.has_table(table)
                    else ([Col(k, None, "sql", "NULL") for k in fields], []))
     repeats = sum(1 for k in fields if k in fm.STRING_ID_FIELDS)
-    src.stage(con, f"{_PREFIX}{name}", table, cols, _types(cols, fields), joins=" ".join(joins),
+    src.stage(con, f"{PREFIX}{name}", table, cols, _types(cols, fields), joins=" ".join(joins),
               batch_rows=rows_for(longest, repeats))
 
 
 def _names_resolved(con, src: SqliteInput, path: Path) -> None:
     """Refuse a kernel whose name id StringIds does not hold (it would be a kernel without a
     name)."""
-    row = con.execute(f"SELECT name_id FROM {_PREFIX}act WHERE kind = 'kernel' AND name = '' LIMIT 1").fetchone()
+    row = con.execute(f"SELECT name_id FROM {PREFIX}act WHERE kind = 'kernel' AND name = '' LIMIT 1").fetchone()
     if row:
         col = fm.KERNEL["name"].find(src.columns(fm.KERNEL_TABLE))
         raise InputError(f"{fm.KERNEL_TABLE}.{col} holds the string id {row[0]}, which {fm.STRINGS_TABLE} does not "
@@ -245,7 +246,7 @@ def _drop(con, names) -> None:
     rolls it back): leave them, and the first error, alone."""
     try:
         for name in names:
-            con.execute(f"DROP TABLE IF EXISTS {_PREFIX}{name}")
+            con.execute(f"DROP TABLE IF EXISTS {PREFIX}{name}")
     except duckdb.Error:
         pass
 
@@ -265,9 +266,7 @@ def _read_host(con, src: SqliteInput, f: SourceFile, epoch0: int, longest: int) 
     """The host side of the export: OS runtime calls (OSRT_API → event cat osrt) and thread
     scheduling (SCHED_EVENTS → thread_state), with the thread names of ThreadNames."""
     _stage_table(con, src, f.path, "tnames_raw", fm.THREAD_NAMES_TABLE, fm.THREAD_NAMES, longest)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREFIX}tnames AS "
-                f"SELECT global_tid, arg_max(nullif(name, ''), length(name)) AS name "
-                f"FROM {_PREFIX}tnames_raw GROUP BY global_tid")
+    con.execute(THREAD_NAMES)
     if src.has_table(fm.OSRT_TABLE):
         _stage_table(con, src, f.path, "osrt", fm.OSRT_TABLE, fm.OSRT, longest)
         _insert_calls(con, f, epoch0, "osrt", "osrt")
@@ -279,179 +278,35 @@ def _read_host(con, src: SqliteInput, f: SourceFile, epoch0: int, longest: int) 
 
 
 def _insert_calls(con, f: SourceFile, epoch0: int, staged: str, cat: str) -> None:
-    """Host API calls (CUDA runtime / OS runtime: start, end, global_tid, name; staged as
-    ``staged``) → event rows (ph X, cat ``cat``), with the thread's name."""
-    con.execute(f"""
-        INSERT INTO event (run_id, rank, file_id, ph, name, cat, pid, tid, thread_name, ts_ns, dur_ns)
-        SELECT $run, $rank, $file, 'X', nullif(CAST(c.name AS VARCHAR), ''), '{cat}',
-               CAST((c.global_tid >> 24) & 16777215 AS VARCHAR), CAST(c.global_tid & 16777215 AS VARCHAR),
-               t.name, {int(epoch0)} + c.start, greatest(c."end" - c.start, 0)
-        FROM {_PREFIX}{staged} AS c
-        LEFT JOIN {_PREFIX}tnames AS t ON t.global_tid = c.global_tid
-        ORDER BY c.start
-    """, {"run": f.run_id, "rank": f.rank, "file": f.file_id})
+    """Host API calls (CUDA runtime / OS runtime, staged as ``staged``) → event rows of cat ``cat``."""
+    con.execute(calls_sql(staged, cat, epoch0), {"run": f.run_id, "rank": f.rank, "file": f.file_id})
 
 
 def _insert_sched(con, f: SourceFile, epoch0: int, states: dict[int, str], blocks: dict[int, str]) -> None:
-    """SCHED_EVENTS (staged) → thread_state: per thread, each event to the next one of the
-    thread is an interval, running after a schedule-in, off CPU (with the state and reason the
-    schedule-out recorded) after a schedule-out."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREFIX}enum (kind VARCHAR, id BIGINT, label VARCHAR)")
+    """SCHED_EVENTS (staged) → thread_state, with the labels of the thread states and block
+    reasons (:func:`.nsys_sql.sched_sql`)."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {PREFIX}enum (kind VARCHAR, id BIGINT, label VARCHAR)")
     rows = [["state", k, v] for k, v in states.items()] + [["block", k, v] for k, v in blocks.items()]
     if rows:
-        insert_rows(con, f"{_PREFIX}enum", rows)
-    con.execute(f"""
-        INSERT INTO thread_state (run_id, rank, file_id, pid, tid, thread_name, ts_ns, dur_ns, state, cpu,
-                                  block_reason, source)
-        WITH ev AS (
-            SELECT start, cpu, sched_in <> 0 AS sched_in, global_tid, state, block,
-                   lead(start) OVER (PARTITION BY global_tid ORDER BY start, sched_in) AS next_start
-            FROM {_PREFIX}sched
-            WHERE global_tid IS NOT NULL
-        )
-        SELECT $run, $rank, $file, CAST((e.global_tid >> 24) & 16777215 AS VARCHAR),
-               CAST(e.global_tid & 16777215 AS VARCHAR), t.name, {int(epoch0)} + e.start, e.next_start - e.start,
-               CASE WHEN e.sched_in THEN 'running'
-                    WHEN s.label = 'Running' THEN 'preempted'
-                    ELSE coalesce(s.label, 'off_cpu') END,
-               CAST(e.cpu AS INTEGER),
-               CASE WHEN NOT e.sched_in THEN b.label END,
-               'nsys'
-        FROM ev AS e
-        LEFT JOIN {_PREFIX}tnames AS t ON t.global_tid = e.global_tid
-        LEFT JOIN {_PREFIX}enum AS s ON s.kind = 'state' AND s.id = e.state
-        LEFT JOIN {_PREFIX}enum AS b ON b.kind = 'block' AND b.id = e.block
-        WHERE e.next_start IS NOT NULL AND e.next_start > e.start
-        ORDER BY e.global_tid, e.start
-    """, {"run": f.run_id, "rank": f.rank, "file": f.file_id})
+        insert_rows(con, f"{PREFIX}enum", rows)
+    con.execute(sched_sql(epoch0), {"run": f.run_id, "rank": f.rank, "file": f.file_id})
 
 
 def _insert_kernels(con, f: SourceFile, epoch0: int, kinds: dict[int, str], has_pid: bool,
                     mem_kinds: dict[int, str]) -> int:
     """Kernel rows from the staged activity rows (``act``), with the launch call of each from the
     staged runtime rows (``rt``, empty without a runtime table) and the step from this file's
-    NVTX step ranges (already in ``event``)."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREFIX}kinds (id BIGINT, copy_kind VARCHAR)")
+    NVTX step ranges (already in ``event``); copy and memory kinds by their labels."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {PREFIX}kinds (id BIGINT, copy_kind VARCHAR)")
     if kinds:
-        insert_rows(con, f"{_PREFIX}kinds", [[k, v] for k, v in kinds.items()])
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREFIX}mem (id BIGINT, label VARCHAR)")
+        insert_rows(con, f"{PREFIX}kinds", [[k, v] for k, v in kinds.items()])
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {PREFIX}mem (id BIGINT, label VARCHAR)")
     if mem_kinds:
-        insert_rows(con, f"{_PREFIX}mem", [[k, v] for k, v in mem_kinds.items()])
-    act_view, rt_view = f"{_PREFIX}act", f"{_PREFIX}rt"
-    # the launch call with the same correlation id in the same process (older exports have no
-    # globalPid on the GPU activity: the correlation id alone); the earliest if one repeats
-    key = "correlation, pid" if has_pid else "correlation"
-    runtime = f"""SELECT {key}, arg_min(tid, start) AS tid, arg_min(name, start) AS name, min(start) AS start,
-                          arg_min("end", start) AS "end"
-                   FROM (SELECT correlation, (global_tid >> 24) & 16777215 AS pid, global_tid & 16777215 AS tid,
-                                nullif(CAST(name AS VARCHAR), '') AS name, start, "end" FROM {rt_view})
-                   GROUP BY {key}"""
-    launch_on = "l.correlation = n.correlation" + (" AND l.pid = n.pid" if has_pid else "")
-    return con.execute(f"""
-        INSERT INTO kernel BY NAME
-        WITH a AS (
-            SELECT * REPLACE (CAST(nullif(CAST(name AS VARCHAR), '') AS VARCHAR) AS name,
-                              CAST(nullif(CAST(short_name AS VARCHAR), '') AS VARCHAR) AS short_name),
-                   row_number() OVER () AS arow,
-                   CASE WHEN global_pid IS NULL THEN NULL ELSE (global_pid >> 24) & 16777215 END AS pid
-            FROM {act_view}
-        ),
-        named AS (
-            SELECT a.*,
-                   CASE a.kind WHEN 'kernel' THEN a.name
-                               WHEN 'memset' THEN 'Memset'
-                               ELSE 'Memcpy ' || coalesce(k.copy_kind, 'Unknown') END AS kname,
-                   CASE a.kind WHEN 'memset' THEN 'Memset' WHEN 'memcpy' THEN k.copy_kind END AS ckind
-            FROM a LEFT JOIN {_PREFIX}kinds AS k ON a.kind = 'memcpy' AND k.id = a.copy_kind
-        ),
-        mem AS (
-            SELECT n.arow, sk.label AS src_label, dk.label AS dst_label
-            FROM named AS n
-            LEFT JOIN {_PREFIX}mem AS sk ON sk.id = n.src_kind
-            LEFT JOIN {_PREFIX}mem AS dk ON dk.id = n.dst_kind
-            WHERE n.kind = 'memcpy'
-        ),
-        launch AS ({runtime}),
-        rows AS (
-            SELECT n.*, l.name AS launch_name, l.tid AS launch_tid,
-                   {int(epoch0)} + l.start AS launch_ts_ns, l."end" - l.start AS launch_dur_ns,
-                   {int(epoch0)} + n.start AS ts_ns,
-                   n.kind = 'kernel' AND (lower(n.name) LIKE 'nccl%' OR lower(n.name) LIKE 'rccl%'
-                       OR n.name LIKE '%ncclKernel%' OR n.name LIKE '%ncclDevKernel%') AS is_comm
-            FROM named AS n LEFT JOIN launch AS l ON {launch_on}
-        ),
-        steps AS (
-            -- this file's NVTX step ranges, as derive/010 makes steps of them
-            SELECT TRY_CAST(regexp_extract(name, '#(\\d+)', 1) AS INTEGER) AS step,
-                   min(ts_ns) AS host_start_ns, max(ts_ns + coalesce(dur_ns, 0)) AS host_end_ns
-            FROM event
-            WHERE file_id = $file AND ph = 'X' AND name LIKE 'ProfilerStep#%'
-            GROUP BY 1 HAVING step IS NOT NULL
-        ),
-        by_launch AS (
-            -- the step whose range holds the launch call (the latest range started at or before it)
-            SELECT r.arow, CASE WHEN r.launch_ts_ns < s.host_end_ns THEN s.step END AS step
-            FROM (SELECT arow, launch_ts_ns FROM rows WHERE launch_ts_ns IS NOT NULL) AS r
-            ASOF JOIN steps AS s ON r.launch_ts_ns >= s.host_start_ns
-        ),
-        by_window AS (
-            -- no launch call: the last step whose range started at or before the kernel
-            SELECT r.arow, s.step
-            FROM (SELECT arow, ts_ns FROM rows WHERE launch_ts_ns IS NULL) AS r
-            ASOF JOIN steps AS s ON r.ts_ns >= s.host_start_ns
-        )
-        SELECT $run AS run_id, $rank AS rank, $file AS file_id,
-               row_number() OVER (ORDER BY r.start, r.kname, r.arow) AS kernel_id,
-               coalesce(bl.step, bw.step) AS step, r.kname AS name,
-               CASE WHEN r.kind = 'kernel' THEN coalesce(r.short_name, r.name) ELSE r.kname END AS op_type,
-               CASE WHEN r.kind = 'memcpy' THEN 'MEMCPY' WHEN r.kind = 'memset' THEN 'MEMSET'
-                    WHEN r.is_comm THEN 'COMMUNICATION' ELSE 'KERNEL' END AS accelerator_core,
-               r.device AS device_id, CAST(r.stream AS VARCHAR) AS stream_id,
-               r.ts_ns, greatest(r."end" - r.start, 0) AS dur_ns, r.is_comm AS is_communication,
-               r.grid_x, r.grid_y, r.grid_z, r.block_x, r.block_y, r.block_z,
-               r.correlation AS correlation_id,
-               r.launch_name, CAST(r.launch_tid AS VARCHAR) AS launch_tid, r.launch_ts_ns, r.launch_dur_ns,
-               r.ckind AS copy_kind, CASE WHEN r.kind <> 'kernel' THEN r.bytes END AS size_bytes,
-               m.src_label AS src_kind, m.dst_label AS dst_kind,
-               'nsys' AS source
-        FROM rows AS r
-        LEFT JOIN by_launch AS bl USING (arow)
-        LEFT JOIN by_window AS bw USING (arow)
-        LEFT JOIN mem AS m USING (arow)
-        ORDER BY kernel_id
-    """, {"run": f.run_id, "rank": f.rank, "file": f.file_id}).fetchone()[0]
+        insert_rows(con, f"{PREFIX}mem", [[k, v] for k, v in mem_kinds.items()])
+    params = {"run": f.run_id, "rank": f.rank, "file": f.file_id}
+    return con.execute(kernels_sql(epoch0, has_pid), params).fetchone()[0]
 
 
 def _insert_nvtx(con, f: SourceFile, epoch0: int, pattern: str, grouped: bool) -> None:
     """NVTX ranges and marks → event; step ranges renamed ProfilerStep#N."""
-    number = ("TRY_CAST(regexp_extract(text, $pattern, 1) AS INTEGER)" if grouped else
-              "CAST(row_number() OVER (PARTITION BY regexp_matches(text, $pattern) ORDER BY start, \"end\" DESC) "
-              "AS INTEGER)")
-    con.execute(f"""
-        INSERT INTO event
-        WITH e AS (
-            -- inline text, else the registered string
-            SELECT start, "end", event_type, coalesce(nullif(text, ''), nullif(text_id, '')) AS text,
-                   CASE WHEN global_tid IS NULL THEN NULL ELSE (global_tid >> 24) & 16777215 END AS pid,
-                   CASE WHEN global_tid IS NULL THEN NULL ELSE global_tid & 16777215 END AS tid
-            FROM {_PREFIX}nvtx
-            WHERE event_type IN ({', '.join(str(t) for t in fm.NVTX_RANGE_TYPES + fm.NVTX_MARK_TYPES)})
-        ),
-        s AS (
-            SELECT *, CASE WHEN event_type IN ({', '.join(str(t) for t in fm.NVTX_RANGE_TYPES)})
-                                AND "end" IS NOT NULL AND "end" >= start AND regexp_matches(text, $pattern)
-                           THEN {number} END AS step
-            FROM e
-        )
-        SELECT $run, $rank, $file,
-               CASE WHEN event_type IN ({', '.join(str(t) for t in fm.NVTX_MARK_TYPES)}) THEN 'i' ELSE 'X' END,
-               CASE WHEN step IS NOT NULL THEN 'ProfilerStep#' || step ELSE text END,
-               'nvtx', CAST(pid AS VARCHAR), CAST(tid AS VARCHAR), NULL, NULL,
-               {int(epoch0)} + start,
-               CASE WHEN "end" IS NOT NULL AND "end" >= start AND event_type NOT IN
-                    ({', '.join(str(t) for t in fm.NVTX_MARK_TYPES)}) THEN "end" - start END,
-               NULL, NULL,
-               CASE WHEN step IS NOT NULL THEN json_object('nvtx_text', text) END
-        FROM s
-        ORDER BY start
-    """, {"pattern": pattern, "run": f.run_id, "rank": f.rank, "file": f.file_id})
+    con.execute(nvtx_sql(epoch0, grouped), {"pattern": pattern, "run": f.run_id, "rank": f.rank, "file": f.file_id})

@@ -7,17 +7,18 @@ untrusted files.
   A view (an endless recursive one runs forever), a virtual table or an index where a reader
   expects a table is refused naming the object; generated columns are never read.
 * **Every value checked where it is read**: the SELECT that reads a table checks each value
-  against its column's kind (an integer, a time within ±2^62 ns, a number, text of at most
-  :data:`MAX_TEXT_BYTES` bytes, ...) and returns a flag instead of a bad value, so that SQLite
-  never hands over a 200 MB string or a REAL where an integer ns is expected; a flagged row is
-  refused with the table, the column, the rowid and what was expected. Text crosses into Arrow
+  against its column's kind (:class:`.sqlitecheck.Col`: an integer, a time within ±2^62 ns, a
+  number, text of at most :data:`MAX_TEXT_BYTES` bytes, ...) and returns a flag instead of a
+  bad value, so that SQLite never hands over a 200 MB string or a REAL where an integer ns is
+  expected; a flagged row is refused with the table, the column, the rowid and what was
+  expected. Text crosses into Arrow
   as ``''`` (NULL) or ``'s'`` + the value: the driver types a column from its first batch,
   and a first batch of NULLs would type it integer.
-* **A signal can stop it**: every SQLite call runs on a worker thread while the main thread
-  waits in slices of :data:`WAIT` seconds, so Ctrl-C / SIGTERM (a KeyboardInterrupt in the main
-  thread) ends the command at once. The worker, which cannot be cancelled inside the driver
-  (ADBC's SQLite driver has no cancel), is left to finish its call on its own (a daemon thread;
-  the connection is closed by it).
+* **A signal can stop it**: every SQLite call runs on a worker thread
+  (:class:`.sqliteworker.Worker`) while the main thread waits in short slices, so Ctrl-C /
+  SIGTERM (a KeyboardInterrupt in the main thread) ends the command at once. The worker, which
+  cannot be cancelled inside the driver (ADBC's SQLite driver has no cancel), is left to finish
+  its call on its own (a daemon thread; the connection is closed by it).
 
 Rows are read through the ADBC SQLite driver as Arrow record batches (built in C) and appended
 to a DuckDB temporary table a batch at a time (:meth:`SqliteInput.stage`); DuckDB does the
@@ -26,180 +27,25 @@ joins and conversions.
 from __future__ import annotations
 
 import os
-import queue
 import re
 import stat
-import threading
 from pathlib import Path
-from typing import Callable, NamedTuple
 
+from ... import lazy
+from ...engine import register_arrow
 from ...errors import InputError
 from .csvsource import NS_LIMIT
+from .errors import printable
+from .sqlitecheck import (EXPECTED, FAST_KINDS, MAX_NUMBER, MAX_TEXT_BYTES, TEXT_KINDS, Col, describe, duck_value,
+                          lit, ok_sql, quote, value_sql)
+from .sqliteworker import Worker
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
-MAX_TEXT_BYTES = 1 << 20     # longest text value read (1 MiB; the longest in real files is ~2 KB)
 BATCH_ROWS = 65536           # rows per Arrow batch (the driver's default, 1024, measured slower)
 BATCH_BYTES = 256 << 20      # text bytes a batch may hold when joined strings repeat (see rows_for)
-MAX_NUMBER = 9e12            # |value| of a number column (ms x 10^6 still fits BIGINT ns)
-WAIT = 0.1                   # seconds the main thread waits between signal checks
 _ROWID = "tracedb_rowid"
 _BAD = "tracedb_bad"
 _STAGE_VIEW = "_tracedb_sqlite_batch"
-
-
-class Col(NamedTuple):
-    """One column of a checked read: the output ``name``, the source ``column`` of the table
-    read (None for ``sql``, an expression taken as it is: a literal, a joined string of a
-    table checked before) and the ``kind`` of value expected.
-
-    Kinds: ``int`` (an integer or NULL), ``ns`` (an integer time within ±2^62 ns),
-    ``int_text`` (an integer, or text SQLite reads back as the same integer: torch_npu writes
-    PYTORCH_API times into TEXT columns), ``ns_text`` (the same within ±2^62), ``number`` (an
-    integer or a real within ±``limit``, default :data:`MAX_NUMBER`, crossing as text), ``text``
-    (text or a number, at most :data:`MAX_TEXT_BYTES` bytes, crossing as ``''`` / ``'s'`` +
-    text), ``sql``. The integer kinds cross as they are: the driver types a column int64 only
-    when every value of its first batch is an integer (or NULL), and refuses another type in a
-    later batch; a column of another type, a NULL where ``required``, or a time beyond ±2^62
-    sends the read to :meth:`SqliteInput._find_bad`, which names the first bad row. The other
-    kinds are checked in the SELECT (a flag column), text before it is read (its length).
-    """
-
-    name: str
-    column: str | None
-    kind: str
-    sql: str | None = None
-    limit: float | None = None
-    required: bool = False        # NULL refused too (a kernel's start, ...)
-    none: int | None = None       # an integer the writer means as "none" (CANN's UINT32_MAX): staged as NULL
-
-
-_EXPECTED = {
-    "int": "an integer",
-    "ns": "an integer time in ns within ±2^62 (year 2116)",
-    "int_text": "an integer",
-    "ns_text": "an integer time in ns within ±2^62 (year 2116)",
-    "number": "a number within ±{limit:.0e}",
-    "text": f"text of at most {MAX_TEXT_BYTES >> 20} MiB",
-}
-TEXT_KINDS = ("text", "number")
-
-
-def _q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _ok(v: str, kind: str, limit: float | None = None, required: bool = False) -> str:
-    """SQLite: true when value ``v`` is of ``kind`` (short-circuit order: the type first, so a
-    long text is never read to test it)."""
-    if required:
-        return f"({v} IS NOT NULL AND {_ok(v, kind, limit)})"
-    lim = f"{v} > -{NS_LIMIT} AND {v} < {NS_LIMIT}"
-    int_text = (f"typeof({v}) = 'text' AND octet_length({v}) <= 20 "
-                f"AND CAST(CAST({v} AS INTEGER) AS TEXT) = {v}")
-    if kind == "int":
-        return f"typeof({v}) IN ('integer', 'null')"
-    if kind == "ns":
-        return f"({v} IS NULL OR (typeof({v}) = 'integer' AND {lim}))"
-    if kind == "int_text":
-        return f"({v} IS NULL OR typeof({v}) = 'integer' OR ({int_text}))"
-    if kind == "ns_text":
-        return f"({v} IS NULL OR ((typeof({v}) = 'integer' OR ({int_text})) AND CAST({v} AS INTEGER) > -{NS_LIMIT} " \
-               f"AND CAST({v} AS INTEGER) < {NS_LIMIT}))"
-    if kind == "number":
-        bound = f"{limit or MAX_NUMBER:.0f}"
-        return f"({v} IS NULL OR (typeof({v}) IN ('integer', 'real') AND {v} > -{bound} AND {v} < {bound}))"
-    if kind == "text":
-        return f"({v} IS NULL OR (typeof({v}) IN ('text', 'integer', 'real') AND octet_length({v}) <= {MAX_TEXT_BYTES}))"
-    raise ValueError(kind)
-
-
-FAST_KINDS = ("int", "ns")     # crossing as they are (the driver's type check, then pyarrow's)
-
-
-def _value(v: str, kind: str, limit: float | None = None) -> str:
-    """SQLite: the value as it crosses into Arrow (a bad one as NULL / '')."""
-    ok = _ok(v, kind, limit)
-    if kind in FAST_KINDS:
-        return v
-    if kind in ("int_text", "ns_text"):
-        return f"CASE WHEN {ok} THEN CAST({v} AS INTEGER) END"
-    return f"CASE WHEN {v} IS NOT NULL AND {ok} THEN 's' || {v} ELSE '' END"
-
-
-def duck_value(col: str, kind: str, duck_type: str, none: int | None = None) -> str:
-    """DuckDB: a staged column back to its value of ``duck_type`` (text kinds lose their 's';
-    an integer equal to ``none`` becomes NULL)."""
-    q = _q(col)
-    if kind in TEXT_KINDS:
-        return f"CAST(CASE WHEN {q} <> '' THEN substr({q}, 2) END AS {duck_type})"
-    if none is not None:
-        return f"CAST(nullif({q}, {int(none)}) AS {duck_type})"
-    return f"CAST({q} AS {duck_type})"
-
-
-def _describe(typ: str, size, text) -> str:
-    """A bad value in words: ``the text 'abc'``, ``a real 2.5``, ``a blob of 2 bytes`` ..."""
-    if typ == "text":
-        if text is None:
-            return f"a text of {size:,} bytes"
-        return f"the text {_printable(text)!r}"
-    if typ == "blob":
-        return f"a blob of {size:,} bytes"
-    if typ == "real":
-        return f"the real number {text}"
-    if typ == "integer":
-        return f"the integer {text}"
-    return "NULL"     # a required value
-
-
-def _printable(text: str, limit: int = 40) -> str:
-    from .errors import printable
-    return printable(text, limit)
-
-
-class _Worker:
-    """A daemon thread that runs the SQLite calls of one input, one at a time, while the caller
-    waits in :data:`WAIT` slices (a signal handler's KeyboardInterrupt gets through at once)."""
-
-    def __init__(self):
-        self.jobs: queue.Queue = queue.Queue()
-        self.busy = False
-        self.thread = threading.Thread(target=self._loop, name="tracedb-sqlite", daemon=True)
-        self.thread.start()
-
-    def _loop(self) -> None:
-        while True:
-            job = self.jobs.get()
-            if job is None:
-                return
-            fn, box, done = job
-            try:
-                box.append(("ok", fn()))
-            except BaseException as e:   # noqa: BLE001 - handed to the caller
-                box.append(("error", e))
-            done.set()
-
-    def call(self, fn: Callable):
-        """Run ``fn`` on the worker; its result or its exception. An interrupt while it runs
-        leaves it running (it cannot be stopped inside the driver) and marks the worker busy."""
-        box: list = []
-        done = threading.Event()
-        self.jobs.put((fn, box, done))
-        self.busy = True
-        while not done.wait(WAIT):
-            pass
-        self.busy = False
-        status, value = box[0]
-        if status == "error":
-            raise value
-        return value
-
-    def stop(self, last: Callable | None = None) -> None:
-        """Run ``last`` (closing the connection) after the job in progress, then end the thread;
-        does not wait."""
-        if last is not None:
-            self.jobs.put((last, [], threading.Event()))
-        self.jobs.put(None)
 
 
 class SqliteInput:
@@ -214,7 +60,7 @@ class SqliteInput:
         self.path = Path(path)
         self.what = what
         self._conn = None
-        self._worker: _Worker | None = None
+        self._worker: Worker | None = None
         self.objects: dict[str, tuple[str, str]] = {}    # lower-case name → (type, name as written)
         self._without_rowid: set[str] = set()
         self._columns: dict[str, dict[str, str]] = {}
@@ -254,12 +100,12 @@ class SqliteInput:
                              place="byte 0",
                              hint="re-export it from the profiler.")
         try:
-            import adbc_driver_sqlite.dbapi as adbc   # imported here: only SQLite inputs need the driver
+            adbc = lazy.adbc_sqlite      # imported on first use: only SQLite inputs need the driver
         except ImportError as e:   # pragma: no cover - a dependency of tracedb
             raise InputError("reading SQLite inputs needs the adbc-driver-sqlite package.", file=str(self.path),
                              hint="pip install adbc-driver-sqlite adbc-driver-manager") from e
         uri = self.path.resolve().as_uri() + "?mode=ro&immutable=1"
-        self._worker = _Worker()
+        self._worker = Worker()
 
         def connect():
             conn = adbc.connect(uri)
@@ -330,7 +176,7 @@ class SqliteInput:
             return {}
         key = table.lower()
         if key not in self._columns:
-            got = self.query(f"SELECT name, upper(coalesce(type, '')), hidden FROM pragma_table_xinfo({_lit(table)})")
+            got = self.query(f"SELECT name, upper(coalesce(type, '')), hidden FROM pragma_table_xinfo({lit(table)})")
             self._columns[key] = {n: t for n, t, hidden in zip(*(got.column(i).to_pylist() for i in range(3)))
                                   if isinstance(n, str) and hidden == 0}
         return self._columns[key]
@@ -358,14 +204,14 @@ class SqliteInput:
         flags = []
         for i, c in enumerate(cols):
             if c.kind == "sql":
-                parts.append(f"{c.sql} AS {_q(c.name)}")
+                parts.append(f"{c.sql} AS {quote(c.name)}")
                 continue
-            v = f"{alias}.{_q(c.column)}"
-            parts.append(f"{_value(v, c.kind, c.limit)} AS {_q(c.name)}")
+            v = f"{alias}.{quote(c.column)}"
+            parts.append(f"{value_sql(v, c.kind, c.limit)} AS {quote(c.name)}")
             if c.kind not in FAST_KINDS:
-                flags.append(f"WHEN NOT {_ok(v, c.kind, c.limit, c.required)} THEN {i}")
+                flags.append(f"WHEN NOT {ok_sql(v, c.kind, c.limit, c.required)} THEN {i}")
         parts.append(f"CASE {' '.join(flags)} END AS {_BAD}" if flags else f"NULL AS {_BAD}")
-        return (f"SELECT {', '.join(parts)} FROM {_q(table)} AS {alias} {joins}"
+        return (f"SELECT {', '.join(parts)} FROM {quote(table)} AS {alias} {joins}"
                 + (f" WHERE {where}" if where else ""))
 
     def batches(self, table: str, cols: list[Col], *, alias: str = "a", joins: str = "", where: str = "",
@@ -425,15 +271,14 @@ class SqliteInput:
         is not of its kind; return when there is none (slow path: one scan per column)."""
         rowid = f"{alias}.rowid" if table.lower() not in self._without_rowid else "NULL"
         for c in cols:
-            v = f"{alias}.{_q(c.column)}"
-            hit = self.query(f"SELECT {rowid} FROM {_q(table)} AS {alias} WHERE "
-                             + (f"({where}) AND " if where else "") + f"NOT {_ok(v, c.kind, c.limit, c.required)} LIMIT 1")
+            v = f"{alias}.{quote(c.column)}"
+            hit = self.query(f"SELECT {rowid} FROM {quote(table)} AS {alias} WHERE "
+                             + (f"({where}) AND " if where else "") + f"NOT {ok_sql(v, c.kind, c.limit, c.required)} LIMIT 1")
             if hit.num_rows:
                 self._refuse(table, alias, c, hit.column(0)[0].as_py(), 0)
 
     def _check_batch(self, table: str, alias: str, cols: list[Col], joins: str, where: str, batch, seen: int) -> None:
-        import pyarrow as pa
-        import pyarrow.compute as pc
+        pa, pc = lazy.pa, lazy.pc
         for c in cols:
             if c.kind not in FAST_KINDS:
                 continue
@@ -445,7 +290,7 @@ class SqliteInput:
                 bad = lo.as_py() <= -NS_LIMIT or hi.as_py() >= NS_LIMIT
             if bad:
                 self._find_bad(table, alias, where, [c])
-                raise self._fail(f"{table}.{c.column} holds a value that is not {_EXPECTED[c.kind]}.",
+                raise self._fail(f"{table}.{c.column} holds a value that is not {EXPECTED[c.kind]}.",
                                  place=f"table {table}, column {c.column}")
         bad = batch.column(_BAD)
         if bad.null_count < len(bad):
@@ -479,20 +324,20 @@ class SqliteInput:
     def _refuse(self, table: str, alias: str, col: Col, rowid, ordinal: int) -> None:
         """Raise the InputError for the bad value of ``col`` in the row ``rowid`` (else the
         ``ordinal``-th row read): its type and size, or its text when short."""
-        v = _q(col.column)
+        v = quote(col.column)
         desc = None
         if rowid is not None:
             try:
                 got = self.query(f"SELECT typeof({v}), octet_length({v}), "
                                  f"CASE WHEN octet_length({v}) <= 64 AND typeof({v}) <> 'blob' THEN CAST({v} AS TEXT) END "
-                                 f"FROM {_q(table)} WHERE rowid = {int(rowid)}")
+                                 f"FROM {quote(table)} WHERE rowid = {int(rowid)}")
                 if got.num_rows:
                     typ, size, text = (got.column(i)[0].as_py() for i in range(3))
-                    desc = _describe(typ, size, text)
+                    desc = describe(typ, size, text)
             except InputError:
                 desc = None
         where = f"table {table}, column {col.column}, " + (f"rowid {rowid}" if rowid is not None else f"row {ordinal:,}")
-        expected = _EXPECTED[col.kind].format(limit=col.limit or MAX_NUMBER)
+        expected = EXPECTED[col.kind].format(limit=col.limit or MAX_NUMBER)
         raise self._fail(f"{table}.{col.column} holds {desc or 'a value'}, not {expected}.", place=where)
 
     def stage(self, con, target: str, table: str, cols: list[Col], types: dict[str, str], *, alias: str = "a",
@@ -504,11 +349,10 @@ class SqliteInput:
         Raises:
             InputError: a bad value (see :meth:`batches`); ``table`` is not a table.
         """
-        import pyarrow as pa
-        from ...engine import register_arrow
+        pa = lazy.pa
         if not append:
-            defs = ", ".join(f"{_q(c.name)} {types[c.name]}" for c in cols)
-            con.execute(f"CREATE OR REPLACE TEMP TABLE {_q(target)} ({defs})")
+            defs = ", ".join(f"{quote(c.name)} {types[c.name]}" for c in cols)
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {quote(target)} ({defs})")
         if not self.has_table(table):
             return 0
         select = ", ".join(duck_value(c.name, c.kind, types[c.name], c.none) for c in cols)
@@ -518,7 +362,7 @@ class SqliteInput:
                 continue
             register_arrow(con, _STAGE_VIEW, pa.Table.from_batches([batch]))
             try:
-                con.execute(f"INSERT INTO {_q(target)} SELECT {select} FROM {_STAGE_VIEW}")
+                con.execute(f"INSERT INTO {quote(target)} SELECT {select} FROM {_STAGE_VIEW}")
             finally:
                 try:
                     con.unregister(_STAGE_VIEW)
@@ -548,24 +392,24 @@ class SqliteInput:
         checks = [(c, k) for c, k in ((id_col, "int"), (text_col, "text")) if c in cols]
         if not checks:
             return 0
-        conds = " OR ".join(f"NOT {_ok(_q(c), k)}" for c, k in checks)
+        conds = " OR ".join(f"NOT {ok_sql(quote(c), k)}" for c, k in checks)
         # the longest within the limit (a longer one is refused), in a CASE: SQLite's max() of
         # octet_length(column) reads the value itself (measured: 200 MB read for a 200 MB text)
-        t = _q(text_col)
+        t = quote(text_col)
         longest = f"max(CASE WHEN octet_length({t}) <= {MAX_TEXT_BYTES} THEN octet_length({t}) END)" \
             if text_col in cols else "0"
-        distinct = f"count(*) - count(DISTINCT {_q(id_col)})" if id_col in cols else "0"
-        got = self.query(f"SELECT {longest}, count(*) FILTER (WHERE {conds}), {distinct} FROM {_q(table)}")
+        distinct = f"count(*) - count(DISTINCT {quote(id_col)})" if id_col in cols else "0"
+        got = self.query(f"SELECT {longest}, count(*) FILTER (WHERE {conds}), {distinct} FROM {quote(table)}")
         longest_n, n_bad, n_repeated = (got.column(i)[0].as_py() for i in range(3))
         if n_bad:
             rowid = "rowid" if table.lower() not in self._without_rowid else "NULL"
             for c, k in checks:
-                hit = self.query(f"SELECT {rowid} FROM {_q(table)} WHERE NOT {_ok(_q(c), k)} LIMIT 1")
+                hit = self.query(f"SELECT {rowid} FROM {quote(table)} WHERE NOT {ok_sql(quote(c), k)} LIMIT 1")
                 if hit.num_rows:
                     self._refuse(table, "a", Col(c, c, k), hit.column(0)[0].as_py(), 0)
         if n_repeated:
-            q = _q(id_col)
-            hit = self.query(f"SELECT {q} FROM {_q(table)} WHERE {q} IS NOT NULL GROUP BY {q} HAVING count(*) > 1 "
+            q = quote(id_col)
+            hit = self.query(f"SELECT {q} FROM {quote(table)} WHERE {q} IS NOT NULL GROUP BY {q} HAVING count(*) > 1 "
                              f"ORDER BY {q} LIMIT 1")
             raise self._fail(f"{table}.{id_col} holds the id {hit.column(0)[0].as_py()} more than once (an id names "
                              "one string).", place=f"table {table}, column {id_col}")
@@ -579,10 +423,6 @@ def rows_for(longest_text: int, repeats: int) -> int:
     return max(64, min(BATCH_ROWS, BATCH_BYTES // per_row))
 
 
-def _lit(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def _first_line(e: BaseException) -> str:
     text = str(e).strip()
-    return _printable(text.splitlines()[0] if text else type(e).__name__, 160)
+    return printable(text.splitlines()[0] if text else type(e).__name__, 160)
