@@ -36,7 +36,7 @@ from ..sources.csvsource import ns_in_range
 from ...errors import InputError
 from ..sources.errors import MAX_OBJECT, printable, translate_read_error
 from ..sources.file import SourceFile
-from ..sources.jsonsource import SplitArray, split_parts
+from ..sources.jsonsplit import SplitArray, split_parts
 from ..sources.paths import literal_path
 
 # the columns taken from each event; args as JSON: DuckDB hands the object over as its JSON text

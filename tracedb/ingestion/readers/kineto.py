@@ -22,7 +22,8 @@ from ...progress import watch
 from ..sources.csvsource import NS_LIMIT
 from ..sources.errors import printable
 from ..sources.file import SourceFile
-from ..sources.jsonsource import ArrayEndNotFound, event_array, is_gzip, object_span, scan_metadata
+from ..sources.jsonbytes import ArrayEndNotFound, is_gzip, object_span
+from ..sources.jsonsource import event_array, scan_metadata
 from .chrome import insert_events
 
 # Kineto writes its metadata events (process and thread names) after all activities, at the
