@@ -6,13 +6,13 @@ Nothing is read beyond file names, the first bytes of JSON files and small metad
 from __future__ import annotations
 
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
 from . import metadata
-from .sources.jsonsource import first_byte
+from .sources.jsonbytes import first_byte
+from .sources.paths import regular
 
 ASCEND_DIR_SUFFIXES = ("_ascend_pt", "_ascend_ms")
 OUTPUT_DIR = "ASCEND_PROFILER_OUTPUT"
@@ -55,33 +55,6 @@ _KINETO_NAME = re.compile(r"\.(pt\.trace\.)?json(\.gz)?$", re.I)
 _PT_TRACE_NAME = re.compile(r"\.pt\.trace\.json(\.gz)?$", re.I)
 _NSYS_NAME = re.compile(r"\.sqlite3?$", re.I)     # nsys export --type sqlite writes <report>.sqlite
 _RANK_IN_NAME = re.compile(r"(?:^|[^a-z])rank[_-]?(\d+)", re.I)
-
-
-def regular(path: Path) -> bool:
-    """Whether a file tracedb recognises by its name is there: False when nothing has that
-    name, True for a regular file (or a link to one).
-
-    Raises:
-        InputError: the name is taken by something else (a FIFO, a device, a socket, a
-            folder, a link to nothing): skipping it would lose its rows silently, and reading a
-            FIFO would wait for a writer forever.
-    """
-    try:
-        st = path.stat()
-    except FileNotFoundError:
-        if path.is_symlink():
-            raise InputError("a link to nothing (the file it points to does not exist).", file=str(path),
-                             hint="copy the profiler's file here, or remove the link.") from None
-        return False
-    except OSError as e:
-        raise InputError(f"cannot read file: {e.strerror}", file=str(path)) from e
-    if stat.S_ISREG(st.st_mode):
-        return True
-    kind = ("a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
-            else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
-            else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
-    raise InputError(f"a profiler file's name, but {kind}, not a regular file.", file=str(path),
-                     hint="copy the profiler's file here (tracedb reads regular files only).")
 
 
 @dataclass

@@ -11,6 +11,7 @@ from pathlib import Path
 from ..engine import insert_rows
 from ..errors import InputError
 from .sources.errors import printable
+from .sources.paths import regular
 
 _INFO = re.compile(r"^profiler_info(?:_(\d+))?\.json$")
 
@@ -49,7 +50,6 @@ def fill_ascend_rank(unit, folder: Path) -> None:
     Rank: the number in ``profiler_info_{rank}.json`` (what msprof-analyze uses), else the
     file's ``rank_id`` (an int or a string). Several profiler_info files: the one with a rank.
     """
-    from .detect import regular
     infos = sorted((p for p in folder.glob("profiler_info*.json") if _INFO.match(p.name) and regular(p)),
                    key=lambda p: (_INFO.match(p.name).group(1) is None, p.name))
     if not infos:

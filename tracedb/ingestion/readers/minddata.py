@@ -16,7 +16,7 @@ from __future__ import annotations
 from ...engine import duckdb
 
 from ...errors import InputError
-from ..fieldmaps import minddata as fm
+from ..fieldmaps import minddata as fm, missing
 from ..sources.csvsource import ident, open_csv, run
 from ..sources.errors import translate_read_error
 from ..sources.paths import literal_path
@@ -116,7 +116,6 @@ def read_csv(con: duckdb.DuckDBPyConnection, f) -> int:
             an integer (the line named).
     """
     c = fm.CSV
-    from ..fieldmaps import missing
     with open_csv(f.path, "MindSpore minddata_pipeline_raw_{rank}.csv", lambda h: missing(c, h)) as csv:
         def col(key: str) -> str:
             return ident(c[key].name) if csv.has(c[key].name) else "NULL"

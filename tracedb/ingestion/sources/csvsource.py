@@ -13,6 +13,7 @@ refused as truncated (:func:`check_complete`). The text must be UTF-8 without NU
 """
 from __future__ import annotations
 
+import codecs
 import csv
 import os
 import re
@@ -151,7 +152,6 @@ def check_text(path: Path) -> None:
     Raises:
         InputError: naming the line and the byte.
     """
-    import codecs
     decoder = codecs.getincrementaldecoder("utf-8")()
     base = 0
     with open(path, "rb") as f:
