@@ -180,31 +180,13 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
                         [f.run_id, f.rank, f.file_id, json.dumps(version)])
 
             if has_nvtx:
-                cols, joins = _cols(fm.NVTX, src.columns(fm.NVTX_TABLE), fm.NVTX_TABLE, f.path)
-                src.stage(con, f"{PREFIX}nvtx", fm.NVTX_TABLE, cols, _types(cols, fm.NVTX), joins=" ".join(joins),
-                          batch_rows=rows_for(longest, 1))
+                _stage_table(con, src, f.path, "nvtx", fm.NVTX_TABLE, fm.NVTX, longest)
                 _insert_nvtx(con, f, epoch0, pattern, grouped)
 
             _read_host(con, src, f, epoch0, longest)
             if not activity:
                 return 0
-            has_pid = True
-            # one staged table for the three: the same columns in each (NULL where a table has none)
-            names = ["kind", *fm.KERNEL, "bytes", "copy_kind", "src_kind", "dst_kind", "name_id", "short_name_id"]
-            types = {n: "VARCHAR" if n in ("kind", "name", "short_name") else "BIGINT" for n in names}
-            for i, (table, kind, fields) in enumerate(((fm.KERNEL_TABLE, "kernel", fm.KERNEL),
-                                                       (fm.MEMCPY_TABLE, "memcpy", fm.COPY),
-                                                       (fm.MEMSET_TABLE, "memset", fm.COPY))):
-                table_cols = src.columns(table) if table in activity else {}
-                has_pid = has_pid and (table not in activity or fm.ACTIVITY["global_pid"].find(table_cols) is not None)
-                # a kernel row needs its start and end (kernel.ts_ns / dur_ns are NOT NULL)
-                got, joins = (_cols(fields, table_cols, table, f.path, TIME_FIELDS) if table in activity
-                              else ([], []))
-                by_name = {c.name: c for c in got}
-                by_name["kind"] = Col("kind", None, "sql", f"'{kind}'")
-                cols = [by_name.get(n) or Col(n, None, "sql", "NULL") for n in names]
-                src.stage(con, f"{PREFIX}act", table, cols, types, joins=" ".join(joins),
-                          batch_rows=rows_for(longest, 2), append=i > 0)
+            has_pid = _stage_activity(con, src, f.path, activity, longest)
             _names_resolved(con, src, f.path)
             _stage_table(con, src, f.path, "rt", fm.RUNTIME_TABLE, fm.RUNTIME, longest)
             mem_kinds = _enum(src, fm.MEM_KIND_ENUM, fm.MEM_KINDS)
@@ -212,6 +194,33 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
         return _insert_kernels(con, f, epoch0, kinds, has_pid, mem_kinds)
     finally:
         _drop(con, staged)
+
+
+def _stage_activity(con, src: SqliteInput, path: Path, activity: list[str], longest: int) -> bool:
+    """Stage the kernel, memcpy and memset rows into one table (``act``: the same columns for
+    the three, NULL where a table has none); whether every activity table has globalPid.
+
+    Raises:
+        InputError: a required column missing, a value not of its column's kind, a kernel
+            without its start or end.
+    """
+    has_pid = True
+    names = ["kind", *fm.KERNEL, "bytes", "copy_kind", "src_kind", "dst_kind", "name_id", "short_name_id"]
+    types = {n: "VARCHAR" if n in ("kind", "name", "short_name") else "BIGINT" for n in names}
+    for i, (table, kind, fields) in enumerate(((fm.KERNEL_TABLE, "kernel", fm.KERNEL),
+                                               (fm.MEMCPY_TABLE, "memcpy", fm.COPY),
+                                               (fm.MEMSET_TABLE, "memset", fm.COPY))):
+        table_cols = src.columns(table) if table in activity else {}
+        has_pid = has_pid and (table not in activity or fm.ACTIVITY["global_pid"].find(table_cols) is not None)
+        # a kernel row needs its start and end (kernel.ts_ns / dur_ns are NOT NULL)
+        got, joins = (_cols(fields, table_cols, table, path, TIME_FIELDS) if table in activity
+                      else ([], []))
+        by_name = {c.name: c for c in got}
+        by_name["kind"] = Col("kind", None, "sql", f"'{kind}'")
+        cols = [by_name.get(n) or Col(n, None, "sql", "NULL") for n in names]
+        src.stage(con, f"{PREFIX}act", table, cols, types, joins=" ".join(joins),
+                  batch_rows=rows_for(longest, 2), append=i > 0)
+    return has_pid
 
 
 def _stage_table(con, src: SqliteInput, path: Path, name: str, table: str, fields: dict[str, Field],
