@@ -2,8 +2,9 @@
 
 A reader names each column it reads with a :class:`Col` (its kind: an integer, a time in ns,
 a number, text ...); :mod:`.sqlitesource` builds the SELECT from these expressions: SQLite
-tests each value against its kind (``ok_sql``) and hands over the value as it crosses into
-Arrow (``value_sql``), and DuckDB turns the staged column back into its type (``duck_value``).
+hands over each value as it crosses into Arrow, a bad one marked (``value_sql``), the slow
+path finds a bad value's row with ``ok_sql``, and DuckDB turns the staged column back into its
+type (``duck_value``).
 """
 from __future__ import annotations
 
@@ -26,11 +27,13 @@ class Col(NamedTuple):
     PYTORCH_API times into TEXT columns), ``ns_text`` (the same within ±2^62), ``number`` (an
     integer or a real within ±``limit``, default :data:`MAX_NUMBER`, crossing as text), ``text``
     (text or a number, at most :data:`MAX_TEXT_BYTES` bytes, crossing as ``''`` / ``'s'`` +
-    text), ``sql``. The integer kinds cross as they are: the driver types a column int64 only
-    when every value of its first batch is an integer (or NULL), and refuses another type in a
-    later batch; a column of another type, a NULL where ``required``, or a time beyond ±2^62
-    sends the read to :meth:`SqliteInput._find_bad`, which names the first bad row. The other
-    kinds are checked in the SELECT (a flag column), text before it is read (its length).
+    text), ``sql``. Each value is checked once, as it crosses (:func:`value_sql`). The integer
+    kinds cross as integers (a bad integer text as :data:`BAD_INTEGER`): the driver types a
+    column int64 only when every value of its first batch is an integer (or NULL), and refuses
+    another type in a later batch; a column of another type, a NULL where ``required``, or a
+    time beyond ±2^62 sends the read to :meth:`SqliteInput._find_bad`, which names the first
+    bad row. The text kinds are checked in the SELECT, text before it is read (its length); a
+    bad one crosses as NULL, which names its row.
     """
 
     name: str
@@ -83,17 +86,27 @@ def ok_sql(v: str, kind: str, limit: float | None = None, required: bool = False
     raise ValueError(kind)
 
 
-FAST_KINDS = ("int", "ns")     # crossing as they are (the driver's type check, then pyarrow's)
+# integer kinds: checked in Arrow (the driver's type check, then pyarrow's), a bad value found
+# again in SQLite to name it
+FAST_KINDS = ("int", "ns", "int_text", "ns_text")
+BAD_INTEGER = "0.5"            # what a bad int_text / ns_text value crosses as: no integer
 
 
-def value_sql(v: str, kind: str, limit: float | None = None) -> str:
-    """SQLite: the value as it crosses into Arrow (a bad one as NULL / '')."""
-    ok = ok_sql(v, kind, limit)
-    if kind in FAST_KINDS:
+def value_sql(v: str, kind: str, limit: float | None = None, required: bool = False) -> str:
+    """SQLite: the value as it crosses into Arrow, the check evaluated once per value.
+
+    ``int`` / ``ns`` cross as they are; ``int_text`` / ``ns_text`` as an integer, a bad one as
+    :data:`BAD_INTEGER` (the column is then no integer column: pyarrow's check, or the
+    driver's, sends the read to the slow path that names the row); the text kinds as ``''``
+    (NULL) or ``'s'`` + the value, a bad one as NULL (a NULL where ``required``)."""
+    if kind in ("int", "ns"):
         return v
     if kind in ("int_text", "ns_text"):
-        return f"CASE WHEN {ok} THEN CAST({v} AS INTEGER) END"
-    return f"CASE WHEN {v} IS NOT NULL AND {ok} THEN 's' || {v} ELSE '' END"
+        return (f"CASE WHEN typeof({v}) IN ('integer', 'null') THEN {v} WHEN typeof({v}) = 'text' "
+                f"AND octet_length({v}) <= 20 AND CAST(CAST({v} AS INTEGER) AS TEXT) = {v} THEN CAST({v} AS INTEGER) "
+                f"ELSE {BAD_INTEGER} END")
+    null = "NULL" if required else "''"
+    return f"CASE WHEN {v} IS NULL THEN {null} WHEN {ok_sql(v, kind, limit)} THEN 's' || {v} END"
 
 
 def duck_value(col: str, kind: str, duck_type: str, none: int | None = None) -> str:

@@ -8,9 +8,9 @@ untrusted files.
   expects a table is refused naming the object; generated columns are never read.
 * **Every value checked where it is read**: the SELECT that reads a table checks each value
   against its column's kind (:class:`.sqlitecheck.Col`: an integer, a time within ±2^62 ns, a
-  number, text of at most :data:`MAX_TEXT_BYTES` bytes, ...) and returns a flag instead of a
-  bad value, so that SQLite never hands over a 200 MB string or a REAL where an integer ns is
-  expected; a flagged row is refused with the table, the column, the rowid and what was
+  number, text of at most :data:`MAX_TEXT_BYTES` bytes, ...) and hands over a marker instead of
+  a bad value, so that SQLite never hands over a 200 MB string or a REAL where an integer ns is
+  expected; a marked row is refused with the table, the column, the rowid and what was
   expected. Text crosses into Arrow
   as ``''`` (NULL) or ``'s'`` + the value: the driver types a column from its first batch,
   and a first batch of NULLs would type it integer.
@@ -43,8 +43,12 @@ from .sqliteworker import Worker
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BATCH_ROWS = 65536           # rows per Arrow batch (the driver's default, 1024, measured slower)
 BATCH_BYTES = 256 << 20      # text bytes a batch may hold when joined strings repeat (see rows_for)
+# rows a staging INSERT takes at least (DuckDB's row group: one INSERT of a 65,536-row batch
+# cost about 4x the CPU of one of two batches, measured on the profiler DB's PYTORCH_API), unless
+# the batches held reach STAGE_BYTES
+STAGE_ROWS = 122880
+STAGE_BYTES = 64 << 20
 _ROWID = "tracedb_rowid"
-_BAD = "tracedb_bad"
 _STAGE_VIEW = "_tracedb_sqlite_batch"
 
 
@@ -201,23 +205,19 @@ class SqliteInput:
     def _select(self, table: str, alias: str, cols: list[Col], joins: str, where: str) -> str:
         rowid = f"{alias}.rowid" if table.lower() not in self._without_rowid else "NULL"
         parts = [f"{rowid} AS {_ROWID}"]
-        flags = []
-        for i, c in enumerate(cols):
+        for c in cols:
             if c.kind == "sql":
                 parts.append(f"{c.sql} AS {quote(c.name)}")
-                continue
-            v = f"{alias}.{quote(c.column)}"
-            parts.append(f"{value_sql(v, c.kind, c.limit)} AS {quote(c.name)}")
-            if c.kind not in FAST_KINDS:
-                flags.append(f"WHEN NOT {ok_sql(v, c.kind, c.limit, c.required)} THEN {i}")
-        parts.append(f"CASE {' '.join(flags)} END AS {_BAD}" if flags else f"NULL AS {_BAD}")
+            else:
+                v = f"{alias}.{quote(c.column)}"
+                parts.append(f"{value_sql(v, c.kind, c.limit, c.required)} AS {quote(c.name)}")
         return (f"SELECT {', '.join(parts)} FROM {quote(table)} AS {alias} {joins}"
                 + (f" WHERE {where}" if where else ""))
 
     def batches(self, table: str, cols: list[Col], *, alias: str = "a", joins: str = "", where: str = "",
                 batch_rows: int = BATCH_ROWS):
-        """Yield the checked rows of ``table`` as Arrow record batches (columns: ``cols`` and two
-        of the check's own); a bad value is refused (InputError) before its batch is yielded.
+        """Yield the checked rows of ``table`` as Arrow record batches (columns: ``cols`` and the
+        rowid); a bad value is refused (InputError) before its batch is yielded.
 
         Raises:
             InputError: a value not of its column's kind, or text that is not UTF-8.
@@ -285,17 +285,23 @@ class SqliteInput:
             arr = batch.column(c.name)
             typ = arr.type
             bad = not (pa.types.is_integer(typ) or pa.types.is_null(typ)) or (c.required and arr.null_count > 0)
-            if not bad and c.kind == "ns" and pa.types.is_integer(typ) and arr.null_count < len(arr):
+            if not bad and c.kind in ("ns", "ns_text") and pa.types.is_integer(typ) and arr.null_count < len(arr):
                 lo, hi = pc.min_max(arr).values()
                 bad = lo.as_py() <= -NS_LIMIT or hi.as_py() >= NS_LIMIT
             if bad:
                 self._find_bad(table, alias, where, [c])
                 raise self._fail(f"{table}.{c.column} holds a value that is not {EXPECTED[c.kind]}.",
                                  place=f"table {table}, column {c.column}")
-        bad = batch.column(_BAD)
-        if bad.null_count < len(bad):
-            i = pc.index(pc.is_valid(bad), True).as_py()
-            col = cols[bad[i].as_py()]
+        # a bad text or number crossed as NULL (a good NULL as ''): the first row holding one,
+        # in it the first such column
+        first = None
+        for c in cols:
+            if c.kind in TEXT_KINDS and batch.column(c.name).null_count:
+                i = pc.index(pc.is_null(batch.column(c.name)), True).as_py()
+                if first is None or i < first[0]:
+                    first = (i, c)
+        if first is not None:
+            i, col = first
             self._refuse(table, alias, col, batch.column(_ROWID)[i].as_py(), seen + i + 1)
         try:
             batch.validate(full=True)
@@ -343,8 +349,8 @@ class SqliteInput:
     def stage(self, con, target: str, table: str, cols: list[Col], types: dict[str, str], *, alias: str = "a",
               joins: str = "", where: str = "", batch_rows: int = BATCH_ROWS, append: bool = False) -> int:
         """Copy the checked rows of ``table`` into the DuckDB temporary table ``target`` (created
-        with ``types``: output column → DuckDB type, unless ``append``), a batch at a time;
-        returns the rows copied. An absent table gives an empty ``target``.
+        with ``types``: output column → DuckDB type, unless ``append``), one INSERT per
+        :data:`STAGE_ROWS` rows or :data:`STAGE_BYTES` bytes of batches; returns the rows copied. An absent table gives an empty ``target``.
 
         Raises:
             InputError: a bad value (see :meth:`batches`); ``table`` is not a table.
@@ -355,20 +361,18 @@ class SqliteInput:
             con.execute(f"CREATE OR REPLACE TEMP TABLE {quote(target)} ({defs})")
         if not self.has_table(table):
             return 0
-        select = ", ".join(duck_value(c.name, c.kind, types[c.name], c.none) for c in cols)
-        n = 0
+        insert = f"INSERT INTO {quote(target)} SELECT " + ", ".join(
+            duck_value(c.name, c.kind, types[c.name], c.none) for c in cols) + f" FROM {_STAGE_VIEW}"
+        n, held = 0, []
         for batch in self.batches(table, cols, alias=alias, joins=joins, where=where, batch_rows=batch_rows):
-            if not batch.num_rows:
-                continue
-            register_arrow(con, _STAGE_VIEW, pa.Table.from_batches([batch]))
-            try:
-                con.execute(f"INSERT INTO {quote(target)} SELECT {select} FROM {_STAGE_VIEW}")
-            finally:
-                try:
-                    con.unregister(_STAGE_VIEW)
-                except Exception:   # noqa: BLE001 - an aborted transaction: the caller rolls back
-                    pass
-            n += batch.num_rows
+            if batch.num_rows:
+                held.append(batch)
+                n += batch.num_rows
+            if sum(b.num_rows for b in held) >= STAGE_ROWS or sum(b.nbytes for b in held) >= STAGE_BYTES:
+                _insert(con, insert, pa.Table.from_batches(held))
+                held = []
+        if held:
+            _insert(con, insert, pa.Table.from_batches(held))
         return n
 
     def rows(self, table: str, cols: list[Col], *, where: str = "") -> list[tuple]:
@@ -414,6 +418,18 @@ class SqliteInput:
             raise self._fail(f"{table}.{id_col} holds the id {hit.column(0)[0].as_py()} more than once (an id names "
                              "one string).", place=f"table {table}, column {id_col}")
         return int(longest_n or 0)
+
+
+def _insert(con, insert: str, data) -> None:
+    """Run ``insert`` on the Arrow table ``data`` (registered as the staging view)."""
+    register_arrow(con, _STAGE_VIEW, data)
+    try:
+        con.execute(insert)
+    finally:
+        try:
+            con.unregister(_STAGE_VIEW)
+        except Exception:   # noqa: BLE001 - an aborted transaction: the caller rolls back
+            pass
 
 
 def rows_for(longest_text: int, repeats: int) -> int:
