@@ -52,8 +52,8 @@ def precision_mix(con, run: str) -> Finding | None:
                         "FROM precision_share WHERE run_name = ? GROUP BY precision ORDER BY device_ns DESC, precision",
                    [run])
     total = sum(r["device_ns"] or 0 for r in mix)
-    if not total:
-        return None
+    if not total or all(r["precision"] in (None, "unknown") for r in mix):
+        return None         # no kernel of the run says its precision: nothing to tell
     on_unit = sum(r["matrix_unit_ns"] or 0 for r in mix)
     parts = ", ".join(f"{r['precision'] or 'unknown'} {w.pct(r['device_ns'] / total)}" for r in mix[:4])
     text = (f"Precision mix of the compute kernels' time: {parts}; {w.pct(on_unit / total)} of it on the matrix "
