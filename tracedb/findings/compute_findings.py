@@ -65,7 +65,8 @@ def precision_mix(con, run: str) -> Finding | None:
 
 
 def flops(con, run: str) -> Finding | None:
-    """MFU and the rank furthest below the mean FLOPS (rank_flops, MindInsight's 20 % rule)."""
+    """MFU and the rank furthest below the mean FLOPS (rank_flops, MindInsight's 20 % rule); said
+    only when there is something to act on: an MFU (the device's peak is known) or a slow rank."""
     if not has_columns(con, "rank_flops", "run_name", "rank", "step", "achieved_tflops", "mfu_ratio",
                        "below_mean_ratio", "slow_by_flops"):
         return None
@@ -73,10 +74,12 @@ def flops(con, run: str) -> Finding | None:
                  "FROM rank_flops WHERE run_name = ? AND achieved_tflops IS NOT NULL", [run])
     if not (s and s["n"]):
         return None
-    text = f"FLOPS: {s['tflops']:.1f} TFLOPS achieved per device" + (
-        f", MFU {w.pct(s['mfu'])}" if s["mfu"] is not None else "")
     slow = one(con, "SELECT rank, step, below_mean_ratio FROM rank_flops WHERE run_name = ? AND slow_by_flops "
                     "ORDER BY below_mean_ratio DESC, rank, step LIMIT 1", [run])
+    if s["mfu"] is None and not slow:
+        return None
+    rate = (f"{s['tflops']:.1f} TFLOPS" if s["tflops"] >= 1 else f"{s['tflops'] * 1000:.1f} GFLOPS")
+    text = f"FLOPS: {rate} achieved per device" + (f", MFU {w.pct(s['mfu'])}" if s["mfu"] is not None else "")
     if slow:
         text += (f"; rank {slow['rank']} runs {w.pct(slow['below_mean_ratio'])} below the ranks' mean FLOPS"
                  + (f" in step {slow['step']}" if slow["step"] is not None else "") + " (MindInsight's 20 % rule)")
