@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +30,8 @@ from typing import TYPE_CHECKING
 
 from .. import lazy
 from ..engine import insert_rows
-from ..resources import cache_dir, sql_dir
+from ..resources import sql_dir
+from . import cache
 from .header import parse_header
 from .schema import meta_value
 
@@ -313,27 +313,27 @@ def install_plan(objects: list[SqlObject]) -> list[dict]:
 
 def cached_plan(digest: str | None = None) -> list[dict]:
     """The install plan of the installed library: parsed once per library version and kept as
-    ``library-<hash>.json`` in the cache folder (:func:`tracedb.resources.cache_dir`), so an
-    ingest that installs the library (into a database made by an older tracedb) neither
-    imports sqlglot nor parses the files (0.5-0.6 s). A missing or unwritable cache only
-    costs the parse."""
+    ``library-<hash>.json`` in this user's cache folder (:func:`tracedb.store.cache.private_dir`),
+    so an ingest that installs the library (into a database made by an older tracedb) neither
+    imports sqlglot nor parses the files (0.5-0.6 s). The file is read only if it is this user's
+    regular file and its SHA-256 (its first line) matches; a missing, unwritable, damaged or
+    edited cache only costs the parse."""
     digest = digest or library_hash()
-    folder = cache_dir()
+    folder = cache.private_dir()
     path = folder / f"library-{digest[:20]}.json" if folder is not None else None
     if path is not None:
+        text = cache.read_checked(path)     # a private regular file whose SHA-256 matches (tracedb.store.cache)
         try:
-            return json.loads(path.read_text())
-        except (OSError, ValueError):
+            if text is not None:
+                return json.loads(text)
+        except ValueError:
             pass
     plan = install_plan(load_library())
     if path is not None:
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps(plan, ensure_ascii=False))
-            os.replace(tmp, path)
+            cache.write_checked(path, json.dumps(plan, ensure_ascii=False).encode())
         except OSError:
-            tmp.unlink(missing_ok=True)
+            pass
     return plan
 
 
