@@ -296,8 +296,8 @@ def summary(db: str | Path | None = None, *, run: str | None = None, baseline: s
         empty = empty_runs(con, [run] if run else None)
     for name, files in reversed(empty):      # said first among the run's findings
         at = next((i for i, f in enumerate(found) if f.run_name == name), len(found))
-        found.insert(at, lazy.summary.Finding(name, "data", f"run {name} is empty: its {files} file(s) held no "
-                                              "event, kernel, step or other row tracedb reads", "tracedb runs"))
+        found.insert(at, lazy.summary.Finding(name, "empty run", f"empty run: its {files} file(s) held no event, "
+                                              "kernel, step or other row tracedb reads", "tracedb runs"))
     return found
 
 
