@@ -16,7 +16,7 @@ from ..engine import duckdb
 from ..errors import QueryError, TracedbError, out_of_memory
 from ..ingestion.detect import detect
 from ..store.db import connect, resolve_db_path, transaction, wal_path
-from ..store.faults import checkpoint, storage_error
+from ..store.faults import checkpoint, database_fault, storage_error
 from ..store.session import DEFAULT_INGEST_MEMORY, run_names
 from .concurrency import discard, ingest_sides, open_seeded, pause_vacuum, threads_set
 from .store import align
@@ -220,6 +220,10 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
     except duckdb.Error as e:
         raise out_of_memory(e) or storage_error(e, resolve_db_path(db), outcome=ROLLED_BACK) or TracedbError(
             f"compare failed: {str(e).splitlines()[0]}") from e
+    except TracedbError as e:       # a reader's boundary would blame the input for a full disk
+        if (fault := database_fault(e, resolve_db_path(db))) is None:
+            raise
+        raise storage_error(fault, resolve_db_path(db), outcome=ROLLED_BACK) from e
     finally:
         if vacuum is not None:
             try:

@@ -19,7 +19,7 @@ export folder (paths are relative): ``cd DIR && duckdb -c ".read views.sql" -c "
 The files are written into a temporary folder beside DIR (``DIR.tmp-<pid>``), which becomes DIR
 in one rename at the end: a failed or interrupted export leaves DIR as it was (empty, missing, or
 with its earlier content under ``--overwrite``) and removes its temporary folder (a ``kill -9``
-leaves it behind, hidden from nothing: it is named after the process). A run name whose folder
+leaves it behind, named after the process, and DIR as it was). A run name whose folder
 name (``run_name=`` and the name, percent-encoded as DuckDB writes it) would be longer than the
 file system allows (255 bytes) is refused before anything is written: the folder names are the
 run names, which the views read back, so a shortened name would change the data.

@@ -98,6 +98,18 @@ def storage_error(e: BaseException, path: str | Path, *,
     return TracedbError(f"cannot write the database: {cause} ({detail}); {outcome}.", file=str(path), hint=hint)
 
 
+def database_fault(e: BaseException, path: str | Path) -> BaseException | None:
+    """The DuckDB storage failure of the database ``path`` behind ``e`` (``e`` itself, or the
+    error a reader's error boundary wrapped: a reader's INSERT that hits a full disk is not the
+    input's fault), else None."""
+    seen = 0
+    while e is not None and seen < 8:
+        if isinstance(e, duckdb.Error) and storage_error(e, path) is not None:
+            return e
+        e, seen = e.__cause__ or e.__context__, seen + 1
+    return None
+
+
 def database_path(con) -> str:
     """The file of the connection's database ('' when DuckDB does not say)."""
     try:

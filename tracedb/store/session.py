@@ -25,7 +25,7 @@ from .. import lazy
 from ..engine import duckdb
 from ..errors import QueryError, TracedbError, out_of_memory
 from .db import check_db_path, connect, resolve_db_path, transaction, wal_path
-from .faults import checkpoint, committed_warning, duckdb_first, invalidated, storage_error
+from .faults import checkpoint, committed_warning, database_fault, duckdb_first, invalidated, storage_error
 
 DEFAULT_INGEST_MEMORY = "1300MB"   # see tracedb.api.ingest and bench/RESULTS.md
 
@@ -214,8 +214,9 @@ def writing(db, **connect_kw) -> Iterator[Writing]:
         con.close()
         if opened.created and not opened.kept:
             remove_created(path, wal_existed)
-        if isinstance(e, duckdb.Error):
-            raise write_failed(e, path, opened.kept) from e
+        cause = e if isinstance(e, duckdb.Error) else database_fault(e, path)
+        if cause is not None:       # a reader's boundary would blame the input for a full disk
+            raise write_failed(cause, path, opened.kept) from e
         raise
     finally:
         con.close()
@@ -230,4 +231,4 @@ def write_failed(e: duckdb.Error, path: Path, committed: bool) -> TracedbError:
     found = out_of_memory(e, str(path)) or storage_error(e, path, outcome=outcome)
     if found is not None:
         return found
-    return TracedbError(f"failed: {duckdb_first(e)}; {outcome}.", file=str(path))
+    return TracedbError(f"the ingest failed: {duckdb_first(e)}; {outcome}.", file=str(path))
