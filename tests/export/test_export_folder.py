@@ -38,6 +38,7 @@ def test_too_long_run_name_is_refused_before_writing(long_named, tmp_path):
     assert [p.name for p in out.iterdir()] == ["keep.txt"]                    # --overwrite kept it: nothing written
 
 
+@pytest.mark.slow          # a whole export (tests/test_export.py has one in the default run)
 def test_export_replaces_the_folder_in_one_rename(long_named, tmp_path):
     """A name of 246 bytes fits (255 with 'run_name='); the empty folder becomes the export."""
     db = tmp_path / "fits.duckdb"

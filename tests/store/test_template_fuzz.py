@@ -69,17 +69,20 @@ def primed(tmp_path_factory):
     that the template it builds again does not parse the library once more."""
     root = tmp_path_factory.mktemp("primed")
     folder = root / "cache"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("TRACEDB_CACHE_DIR", str(folder))
-        assert new_database(root, "seeded.duckdb")[0]            # writes the parsed library and the template
-        con = connect(root / "ref.duckdb")
-        try:
-            con.execute("BEGIN TRANSACTION")
-            apply_schema(con)
-            library.install_if_changed(con)                        # the plan as the template got it
-            con.execute("COMMIT")
-        finally:
-            con.close()
+    folder.mkdir()
+    # the test session's cache (tests/conftest.py) has the template once any test made a database
+    assert new_database(root, "seeded.duckdb")[0]
+    made = template.template_path(VERSION)
+    for f in (made, sidecar(made), made.parent / f"library-{library.library_hash()[:20]}.json"):
+        shutil.copy2(f, folder / f.name)
+    con = connect(root / "ref.duckdb")
+    try:
+        con.execute("BEGIN TRANSACTION")
+        apply_schema(con)
+        library.install_if_changed(con)                            # the plan as the template got it
+        con.execute("COMMIT")
+    finally:
+        con.close()
     return folder, catalogue(root / "ref.duckdb")
 
 

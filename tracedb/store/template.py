@@ -133,6 +133,8 @@ def seed(con: duckdb.DuckDBPyConnection) -> bool:
         path = template_path(version)
         if path is None:
             return False
+        if path.is_dir() and not path.is_symlink():
+            return False                # cannot be replaced by a template: not worth building one
         if not cache.verified(path):      # missing, not a private regular file, or not what was built
             _build(path, version)
         else:
