@@ -1,4 +1,5 @@
-"""The files tracedb keeps in the user's cache folder (the template of new databases), trusted only when this user alone could have written them.
+"""The files tracedb keeps in the user's cache folder (the template of new databases), trusted
+only when this user alone could have written them.
 
 What is read from the cache goes into every new database, so a file there is used only if:
 
