@@ -39,6 +39,7 @@ def test_read_only_commands_leave_the_file_untouched(db_path):
         assert not Path(str(db_path) + ".wal").exists(), args
 
 
+@pytest.mark.process
 def test_query_command_imports_no_ingest_or_parser():
     code = ("import sys, tracedb.cli, tracedb.api, tracedb.render.machine; "
             "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
@@ -95,6 +96,7 @@ except ImportError:
     pass
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("args", [["query", "step_breakdown"], ["query", "free_time", "--rank", "0", "-f", "csv"],
                                   ["query", "SELECT count(*) FROM kernel", "-f", "json"], ["runs"],
                                   ["describe", "step_breakdown"], ["views"]])
@@ -148,6 +150,7 @@ def test_fast_value_conversion_is_typers(tmp_path):
     assert "Invalid value for '--rank'" in fast[0][2]
 
 
+@pytest.mark.process
 def test_the_objects_of_a_command_are_frozen_out_of_the_exit_collection():
     """A command's process leaves the collector's passes at interpreter exit (~10 ms of each
     command over typer's, DuckDB's and tracedb's objects) by freezing the objects at exit; a

@@ -16,6 +16,8 @@ from tracedb import api
 from tracedb.compare.command import run_compare
 from tracedb.errors import InputError
 
+pytestmark = pytest.mark.corpus          # every test reads ../shared/corpus
+
 L1 = "msinsight/test/data/pytorch/text/level1"
 OTHER = FIXTURES / "ascend" / "level1_2024_rank0_ascend_pt"
 
@@ -246,6 +248,7 @@ def test_out_of_memory_says_which_setting_to_raise(tmp_path):
     assert not db.exists()
 
 
+@pytest.mark.process
 def test_two_sides_with_worker_processes_at_once(tmp_path, monkeypatch):
     """On a machine with cores for worker processes, both sides stage their ranks in workers
     at the same time and publish them through their own attached staging files."""

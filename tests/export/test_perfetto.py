@@ -150,6 +150,7 @@ def test_a_long_kernel_over_many(ascend_db, tmp_path):
     assert {track[i] for i in ids[1:]} == {"Stream 2 (overlap 1)"}
 
 
+@pytest.mark.corpus
 def test_kineto_rank_and_step(kineto_db, tmp_path):
     doc = export(kineto_db, tmp_path / "all.json")
     check_rank(kineto_db, doc, "gpu", 0)
@@ -187,6 +188,7 @@ def test_usage_errors(ascend_db, tmp_path):
     assert res.exit_code == 1 and f"the folder {tmp_path / 'no'} does not exist" in res.output
 
 
+@pytest.mark.corpus
 def test_corpus_ascend_rank(tmp_path):
     """A corpus Ascend rank (msinsight level2, 2448 kernels on stream 2 plus HCCL ops)."""
     db = tmp_path / "l2.duckdb"

@@ -108,6 +108,7 @@ def _browser_or_skip() -> str:
     return browser
 
 
+@pytest.mark.browser
 def test_report_renders_in_headless_chromium(page):
     browser = _browser_or_skip()
     rep, out = page
@@ -128,6 +129,7 @@ def test_report_renders_in_headless_chromium(page):
     print(f"\nreport screenshot: {shot}")
 
 
+@pytest.mark.browser
 def test_a_page_error_is_reported(tmp_path):
     """The status element catches a script error (so the check above can fail)."""
     browser = _browser_or_skip()
@@ -140,6 +142,7 @@ def test_a_page_error_is_reported(tmp_path):
     assert "undefinedFn" in htmllib.unescape(errors)
 
 
+@pytest.mark.browser
 def test_png_writes_each_chart(db, tmp_path):
     browser = _browser_or_skip()
     import struct

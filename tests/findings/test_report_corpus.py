@@ -33,6 +33,7 @@ BERT = "tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.g
 ALL = [spec.key for spec in CHARTS]
 
 runner = CliRunner()
+pytestmark = pytest.mark.corpus
 
 
 @pytest.fixture(scope="module")
@@ -108,6 +109,7 @@ def test_npu_comparison_charts_carry_the_profilers_numbers(npu_page, db):
     assert "the device capacity is not in the profiler output" in text
 
 
+@pytest.mark.browser
 def test_npu_comparison_renders_in_headless_chromium(npu_page):
     browser = _browser_or_skip()
     out, _ = npu_page
@@ -118,6 +120,7 @@ def test_npu_comparison_renders_in_headless_chromium(npu_page):
     _screenshot(out, "report.png", browser)
 
 
+@pytest.mark.browser
 def test_gpu_npu_comparison_renders_in_headless_chromium(db, tmp_path):
     out = tmp_path / "gpu.html"
     text = _report(db, out, "--baseline", "npu2025", "--comparison", "gpu_bert")

@@ -94,6 +94,7 @@ BERT = "tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.g
 RESNET = "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"
 
 
+@pytest.mark.corpus
 def test_memory_peak_against_device_capacity(tmp_path):
     """Kineto deviceProperties → device; memory_peak.capacity_ratio and the summary's sentence.
 

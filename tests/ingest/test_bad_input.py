@@ -157,6 +157,7 @@ def test_unreadable_file(good_db, tmp_path):
     assert_rejected(good_db, tmp_path, d, f, "permission")
 
 
+@pytest.mark.slow
 def test_fuzz_truncations_and_byte_flips(good_db, tmp_path):
     """≥ 25 corrupted variants of a real trace_view.json: 0 tracebacks, 0 messages without the
     file name, 0 half-filled databases (a variant that is still valid JSON may ingest whole)."""

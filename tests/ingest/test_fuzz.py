@@ -39,6 +39,7 @@ from tracedb.store.db import connect
 from tracedb.errors import InputError, TracedbError
 
 ingest_pkg = importlib.import_module("tracedb.ingestion")
+pytestmark = pytest.mark.slow        # minutes of ingests: CI runs the campaign, the default set does not
 N = 52                      # mutations per format
 TIMEOUT = 60                # seconds per case
 ASCEND = FIXTURES / "ascend/level1/rank0_ascend_pt"
@@ -339,7 +340,7 @@ def run_case(con, target: Path, bad: Path, fmt: str, data: bytes, run: str, orac
 
 
 FORMATS = sorted(seeds())
-FAST = 26                   # cases per format in the default run; the rest are marked slow
+FAST = 26                   # cases per format in test_fuzz_format; the rest in test_fuzz_format_rest
 
 
 def campaign(fmt: str, part: slice, good_db: Path, tmp_path: Path, monkeypatch) -> Counter:
@@ -381,7 +382,6 @@ def test_fuzz_format(fmt, good_db, tmp_path, monkeypatch):
     assert sum(campaign(fmt, slice(0, FAST), good_db, tmp_path, monkeypatch).values()) == FAST
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_fuzz_format_rest(fmt, good_db, tmp_path, monkeypatch):
     """The other cases: with the first part, >= 50 per format."""

@@ -123,6 +123,7 @@ def test_fixture_traces_one_kernel_row_per_kernel_event(tmp_path):
     assert rows(db, "SELECT count(*) > 0 FROM step_breakdown WHERE step IS NOT NULL") == [(True,)]
 
 
+@pytest.mark.corpus
 def test_every_corpus_kineto_trace_ingests(tmp_path):
     import pytest
     traces = sorted(CORPUS.rglob("*.json.gz")) if CORPUS.exists() else []

@@ -49,6 +49,7 @@ def ns(cell: str) -> int:
 
 # --- Done-when: memory_peak.peak_reserved_bytes = max Total Reserved(MB) x 1024^2 per component, rank ---
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("path", corpus_files("memory_record.csv"), ids=lambda p: str(p.parent.parent.name))
 def test_memory_peak_equals_max_total_reserved_per_component(path, tmp_path):
     expected = defaultdict(lambda: [None, None, None, None])   # reserved, allocated, active, first ts of reserved peak
@@ -72,6 +73,7 @@ def test_memory_peak_equals_max_total_reserved_per_component(path, tmp_path):
     assert rows(db, "SELECT count(*) FROM memory WHERE kind = 'record'") == [(len(read_csv(path)),)]
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("path", corpus_files("operator_memory.csv"), ids=lambda p: str(p.parent.parent.name))
 def test_op_memory_rows_and_sizes_equal_operator_memory_csv(path, tmp_path):
     ref = read_csv(path)
@@ -91,6 +93,7 @@ def test_op_memory_rows_and_sizes_equal_operator_memory_csv(path, tmp_path):
     assert sorted(d for (d,) in rows(db, "SELECT lifetime_ns FROM op_memory WHERE lifetime_ns IS NOT NULL")) == want
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("path", corpus_files("npu_module_mem.csv"), ids=lambda p: str(p.parent.parent.name))
 def test_module_memory_peaks(path, tmp_path):
     peak = {}
@@ -277,6 +280,7 @@ def test_old_kineto_memory_events_without_totals(tmp_path):
         [(None, None, None, 1)]
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("rel", ["tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz"])
 def test_kineto_corpus_trace_peak_reserved(rel, tmp_path):
     path = CORPUS / rel
@@ -343,6 +347,7 @@ def test_two_ranks_peak_per_rank(tmp_path):
     assert got == want
 
 
+@pytest.mark.corpus
 def test_old_kineto_corpus_trace_memory_events(tmp_path):
     """2021 Kineto trace: [memory] events carry only Device Type / Device Id / Bytes."""
     path = CORPUS / "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"

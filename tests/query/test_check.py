@@ -3,25 +3,27 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
 from typer.testing import CliRunner
 
-from conftest import CORPUS, FIXTURES, ingest_paths, rows
+from conftest import CORPUS, FIXTURES, corpus_path, ingest_paths, rows
 from tracedb.cli import app
 
 runner = CliRunner()
 
 
-def real_runs():
-    """Every corpus Ascend rank folder and Kineto trace (fixtures when the corpus is absent)."""
-    if not CORPUS.exists():
+def real_runs(where: str):
+    """The fixtures, or every corpus Ascend rank folder and Kineto trace."""
+    if where == "fixtures":
         return [FIXTURES / "ascend/level1", FIXTURES / "kineto", FIXTURES / "ascend/level0_rank0_ascend_pt"]
-    found = [p.parent for p in CORPUS.rglob("ASCEND_PROFILER_OUTPUT")]
+    found = [p.parent for p in corpus_path(".").rglob("ASCEND_PROFILER_OUTPUT")]
     return sorted(set(found)) + sorted(CORPUS.rglob("*.json.gz"))
 
 
-def test_check_exits_0_on_every_real_run(tmp_path):
+@pytest.mark.parametrize("where", ["fixtures", pytest.param("corpus", marks=pytest.mark.corpus)])
+def test_check_exits_0_on_every_real_run(tmp_path, where):
     db = tmp_path / "t.duckdb"
-    for i, path in enumerate(real_runs()):
+    for i, path in enumerate(real_runs(where)):
         ingest_paths(db, path, run=f"run{i}")
     res = runner.invoke(app, ["check", "--db", str(db), "--format", "csv"])
     assert res.exit_code == 0, res.stdout

@@ -197,6 +197,7 @@ def test_every_view_same_bytes_fixture(level1_db, monkeypatch):
     assert _check_views(level1_db, monkeypatch) >= 20
 
 
+@pytest.mark.corpus
 def test_every_view_same_bytes_corpus(tmp_path, monkeypatch):
     """The same on a corpus capture (msinsight level2, profiler level 2 with memory data)."""
     db = tmp_path / "l2.duckdb"
@@ -209,6 +210,7 @@ def _cli(args, **kw):
                             env={**os.environ, "PYTHONPATH": str(ROOT)}, **kw)
 
 
+@pytest.mark.process
 def test_append_keeps_earlier_content(level1_db, tmp_path, monkeypatch):
     """``>> file``: what the file held stays, the csv follows it."""
     path = tmp_path / "out.csv"
@@ -222,6 +224,7 @@ def test_append_keeps_earlier_content(level1_db, tmp_path, monkeypatch):
     assert path.read_text() == "earlier line\n" + want + want
 
 
+@pytest.mark.process
 def test_closed_pipe_after_first_line(level1_db):
     """``| head -1`` on DuckDB's lines: the header, then exit 141 and no message."""
     proc = _cli(["query", "SELECT range AS a, range * 0.5 AS b FROM range(30000000)", "--format", "csv",
@@ -232,6 +235,7 @@ def test_closed_pipe_after_first_line(level1_db):
     assert proc.stderr.read() == b""
 
 
+@pytest.mark.process
 def test_sigterm_stops_the_lines(level1_db, tmp_path):
     """SIGTERM (as Ctrl-C) while the lines are written: exit 130, 'tracedb: interrupted', at once."""
     path = tmp_path / "big.csv"

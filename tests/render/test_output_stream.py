@@ -153,6 +153,7 @@ def test_error_while_streaming_is_one_line(level1_db):
     assert res.stderr.startswith("tracedb: error: query failed: Conversion Error")
 
 
+@pytest.mark.process
 def test_closed_pipe_stops_quietly_with_141(level1_db):
     """``tracedb query ... --format csv | head -2``: the reader goes away mid-stream; tracedb stops
     with exit 141 (as a command killed by SIGPIPE) and prints no error."""

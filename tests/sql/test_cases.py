@@ -83,6 +83,7 @@ def test_cases_cover_the_views_and_each_case_checks_something():
 
 
 @pytest.mark.compat
+@pytest.mark.process
 def test_case_files_run_unchanged_in_the_duckdb_shell(tmp_path):
     """The DuckDB 1.5.6 shell runs each file (from the cases folder) and prints one line per expected row."""
     import shutil

@@ -46,14 +46,16 @@ def us_to_ns(text: str) -> Decimal:
     return Decimal(text.strip()) * 1000
 
 
-def corpus_rank_dirs():
-    """Every corpus Ascend rank folder with trace_view.json and step_trace_time.csv, else the fixtures."""
+def rank_dirs():
+    """The fixture ranks, and every corpus Ascend rank folder with trace_view.json and
+    step_trace_time.csv (marked corpus: CI runs them)."""
     found = []
     if CORPUS.exists():
         for out in sorted(CORPUS.rglob("ASCEND_PROFILER_OUTPUT")):
             if (out / "trace_view.json").exists() and (out / "step_trace_time.csv").exists():
                 found.append(out.parent)
-    return found or [FIXTURES / r for r in FIXTURE_RANKS]
+    return ([pytest.param(FIXTURES / r, id=f"fixtures/{r}") for r in FIXTURE_RANKS]
+            + [pytest.param(p, marks=pytest.mark.corpus, id=f"corpus/{p.parent.name}/{p.name}") for p in found])
 
 
 def strip_reference(src: Path, dst: Path, *also_drop: str) -> Path:
@@ -70,7 +72,7 @@ def strip_reference(src: Path, dst: Path, *also_drop: str) -> Path:
 
 
 @pytest.mark.parametrize("without", ["", "kernel_details.csv"], ids=["with_kernel_details", "trace_view_only"])
-@pytest.mark.parametrize("rank_dir", corpus_rank_dirs(), ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("rank_dir", rank_dirs())
 def test_step_breakdown_equals_step_trace_time(rank_dir, without, tmp_path):
     """Without kernel_details.csv the kernels come from the trace's Ascend Hardware/HCCL slices."""
     reference = list(csv.DictReader(open(rank_dir / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv")))
@@ -157,6 +159,7 @@ def test_kernel_diff_level0_leaves_type_na_out(tmp_path):
     assert rows(db, "SELECT * FROM kernel_diff") == []
 
 
+@pytest.mark.corpus
 def test_trace_only_older_cann_matches_overlap_analysis(tmp_path):
     """Older CANN (msprof-analyze advisor fixture): no kernel_details.csv, every task typed "Other".
 
@@ -182,6 +185,7 @@ def test_trace_only_older_cann_matches_overlap_analysis(tmp_path):
     assert abs(Decimal(free) - sums["Free"]) <= max(Decimal(500), sums["Free"] * Decimal("0.0005"))
 
 
+@pytest.mark.corpus
 def test_kernel_details_only_pipeline_parallel_job(tmp_path):
     """torch_npu 2.7 Level2 LLM job (PP=2 x DP=2) whose rank folders have no trace_view.json:
     the kernels of kernel_details.csv alone reproduce step_trace_time.csv (Preparing needs the

@@ -47,6 +47,7 @@ def make_targets(tmp_path):
             "short.duckdb": "not a DuckDB database"}
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("command", ["ingest", "query"])
 def test_db_that_is_not_a_duckdb_file_is_refused(tmp_path, command):
     targets = make_targets(tmp_path)
