@@ -152,6 +152,18 @@ def ingested(db_path: Path, *paths, **kw):
     return copy.deepcopy(report)
 
 
+def ingested_runs(db_path: Path, *steps):
+    """:func:`ingest_paths` of each ``(paths, kwargs)`` step in turn into a new ``db_path``, built
+    once per session for the same steps and copied, as :func:`ingested`; returns the reports."""
+    assert not Path(db_path).exists(), f"{db_path} exists: ingested_runs() makes a new database"
+    steps = [((p,) if isinstance(p, (str, Path)) else tuple(p), dict(kw)) for p, kw in steps]
+    assert not any(callable(v) for _, kw in steps for v in kw.values()), "ingested_runs() does not call back"
+    key = ("runs", tuple((tuple(str(p) for p in paths), tuple(sorted(kw.items()))) for paths, kw in steps))
+    target, reports = _built(key, lambda t: [ingest_paths(t, *paths, **kw) for paths, kw in steps])
+    shutil.copyfile(target, db_path)
+    return copy.deepcopy(reports)
+
+
 def api_ingested(paths, db_path: Path, **kw):
     """``tracedb.api.ingest(paths, db_path, **kw)`` (with the op alignment of a role pair) into a
     new ``db_path``, built once per session and copied, as :func:`ingested`."""

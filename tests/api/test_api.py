@@ -7,7 +7,7 @@ import doctest
 import pytest
 
 import tracedb
-from conftest import FIXTURES, ingest_paths
+from conftest import FIXTURES, LEVEL1, ingested
 from tracedb.errors import QueryError, TracedbError
 
 
@@ -21,7 +21,7 @@ def test_docstring_examples_run(tmp_path, monkeypatch):
 
 def test_database_keeps_one_connection(tmp_path):
     path = tmp_path / "t.duckdb"
-    ingest_paths(path, FIXTURES / "ascend/level1")
+    ingested(path, LEVEL1)
     with tracedb.open(path) as db:
         con = db.con
         # level1 rank 1: step_trace_time.csv Computing 8878.295 µs (README: within 23 ns)

@@ -8,7 +8,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 from typer.testing import CliRunner
 
-from conftest import FIXTURES, ingest_paths, rows
+from conftest import KINETO, LEVEL1, LEVEL1_2024, ingested_runs, rows
 from tracedb.cli import app
 from tracedb.store.library import load_library
 
@@ -26,9 +26,7 @@ def same_rows(a: list[tuple], b: list[tuple]) -> bool:
 
 def test_parquet_views_equal_the_database(tmp_path, monkeypatch):
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, FIXTURES / "ascend/level1", role="baseline")
-    ingest_paths(db, FIXTURES / "ascend/level1_2024_rank0_ascend_pt", role="comparison")
-    ingest_paths(db, FIXTURES / "kineto")
+    ingested_runs(db, (LEVEL1, {"role": "baseline"}), (LEVEL1_2024, {"role": "comparison"}), (KINETO, {}))
     out = tmp_path / "pq"
     res = runner.invoke(app, ["export", "--parquet", str(out), "--db", str(db)])
     assert res.exit_code == 0, res.output

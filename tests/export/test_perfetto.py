@@ -10,7 +10,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from conftest import FIXTURES, corpus_path, ingest_paths, rows
+from conftest import LEVEL1, corpus_path, ingest_paths, ingested, rows
 from tracedb.cli import app
 
 runner = CliRunner()
@@ -21,7 +21,7 @@ KERNEL_CATS = {"kernel", "communication", "copy"}
 @pytest.fixture(scope="module")
 def ascend_db(tmp_path_factory):
     db = tmp_path_factory.mktemp("pf") / "ascend.duckdb"
-    ingest_paths(db, FIXTURES / "ascend/level1", run="npu")
+    ingested(db, LEVEL1, run="npu")
     return db
 
 

@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from conftest import FIXTURES, ROOT, ingest_paths, rows
+from conftest import LEVEL1, LEVEL1_2024, ROOT, ingested, ingested_runs, rows
 from tracedb import api
 from tracedb.findings.browser import find_browser, run_browser
 
@@ -23,8 +23,7 @@ BASE, COMP = "level1", "level1_2024_rank0_ascend_pt"
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("report") / "r.duckdb"
-    ingest_paths(path, FIXTURES / "ascend/level1", role="baseline")
-    ingest_paths(path, FIXTURES / "ascend/level1_2024_rank0_ascend_pt", role="comparison")
+    ingested_runs(path, (LEVEL1, {"role": "baseline"}), (LEVEL1_2024, {"role": "comparison"}))
     return path
 
 
@@ -89,7 +88,7 @@ def test_pair_from_roles_and_missing_folder(db, tmp_path):
 def test_skipped_chart_says_why(tmp_path):
     """One run without roles: no op diff chart, and the page says why instead of drawing an empty one."""
     path = tmp_path / "one.duckdb"
-    ingest_paths(path, FIXTURES / "ascend/level1")
+    ingested(path, LEVEL1)
     rep = api.report(tmp_path / "r.html", db=path)
     skipped = {c.key: c.note for c in rep.charts if c.figure is None}
     assert list(skipped) == ["op_diff", "overall_comparison"]

@@ -16,7 +16,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from conftest import FIXTURES, ROOT, corpus_path, ingest_paths
+from conftest import LEVEL1, ROOT, corpus_path, ingest_paths, ingested
 from tracedb import api
 from tracedb.cli import app
 from tracedb.render.machine import csv_cells_sql, csv_line_sql, render, write_stream
@@ -149,7 +149,7 @@ def _python_path(monkeypatch):
 @pytest.fixture(scope="module")
 def level1_db(tmp_path_factory):
     db = tmp_path_factory.mktemp("lines") / "t.duckdb"
-    ingest_paths(db, FIXTURES / "ascend/level1")
+    ingested(db, LEVEL1)
     return str(db)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, FIXTURES, corpus_path, ingest_paths, rows
+from conftest import CORPUS, FIXTURES, LEVEL0, LEVEL1, LEVEL1_2024, RANK0, corpus_path, ingest_paths, ingested, ingested_runs, rows
 
 ASCEND_RANKS = [
     "msinsight/test/data/pytorch/text/level0/rank0_ascend_pt",
@@ -106,7 +106,7 @@ def test_step_breakdown_equals_step_trace_time(rank_dir, without, tmp_path):
 
 def test_step_breakdown_check_matches_fixture_reference(tmp_path):
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, FIXTURES / "ascend" / "level1")
+    ingested(db, LEVEL1)
     got = rows(db, "SELECT rank, step, has_reference, tiles, matches_profiler FROM step_breakdown_check ORDER BY rank")
     assert got == [(0, 50, True, True, True), (1, 50, True, True, True)]
 
@@ -121,11 +121,9 @@ def kernel_details_by_type(path: Path) -> dict[str, tuple[int, Decimal]]:
 
 
 def test_kernel_diff_equals_kernel_details_sums(tmp_path):
-    base_dir = FIXTURES / "ascend" / "level1" / "rank0_ascend_pt"
-    comp_dir = FIXTURES / "ascend" / "level1_2024_rank0_ascend_pt"
+    base_dir, comp_dir = RANK0, LEVEL1_2024
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, base_dir, run="base", role="baseline")
-    ingest_paths(db, comp_dir, run="comp", role="comparison")
+    ingested_runs(db, (base_dir, {"run": "base", "role": "baseline"}), (comp_dir, {"run": "comp", "role": "comparison"}))
     base = kernel_details_by_type(base_dir / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv")
     comp = kernel_details_by_type(comp_dir / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv")
     got = rows(db, "SELECT kernel_type, sum(baseline_calls)::BIGINT, sum(baseline_total_ns), "
@@ -149,10 +147,9 @@ def test_kernel_diff_equals_kernel_details_sums(tmp_path):
 def test_kernel_diff_level0_leaves_type_na_out(tmp_path):
     # Level0 kernel_details.csv writes Type N/A for every compute kernel; kernel_diff leaves them out
     # as msprof-analyze KernelCompare does (KernelDetailsBean.is_invalid_op_type)
-    d = FIXTURES / "ascend" / "level0_rank0_ascend_pt"
+    d = LEVEL0
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, d, run="a", role="baseline")
-    ingest_paths(db, d, run="b", role="comparison")
+    ingested_runs(db, (d, {"run": "a", "role": "baseline"}), (d, {"run": "b", "role": "comparison"}))
     expected = kernel_details_by_type(d / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv")
     assert set(expected) == {"N/A"} and expected["N/A"][0] == 191
     assert rows(db, "SELECT count(*) FROM kernel WHERE op_type = 'N/A'") == [(2 * 191,)]

@@ -12,11 +12,10 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from conftest import FIXTURES, ROOT, rows
+from conftest import RANK0, ROOT, api_ingested, rows
 from tracedb.cli import app
 
 runner = CliRunner()
-RANK0 = FIXTURES / "ascend/level1/rank0_ascend_pt"
 
 
 def digest(folder):
@@ -112,7 +111,7 @@ def test_a_damaged_block_is_named_with_the_database_file(tmp_path):
     from tracedb import api
     from tracedb.errors import TracedbError
     base = tmp_path / "base.duckdb"
-    api.ingest([RANK0], db=base)
+    api_ingested([RANK0], base)
     db = tmp_path / "t.duckdb"
     failures = 0
     for off in range(3 * 4096 + 100, base.stat().st_size, 256 * 1024):
