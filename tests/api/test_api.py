@@ -15,7 +15,10 @@ def test_docstring_examples_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "fixtures").symlink_to(FIXTURES)
     from tracedb import api
-    result = doctest.testmod(api, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    from tracedb.query import result as query_result      # Result's examples (were in api.py)
+    results = [doctest.testmod(m, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+               for m in (api, query_result)]
+    result = doctest.TestResults(sum(r.failed for r in results), sum(r.attempted for r in results))
     assert result.attempted >= 8 and result.failed == 0, result
 
 

@@ -20,7 +20,7 @@ from decimal import Decimal
 
 import pytest
 
-from conftest import FIXTURES, corpus_path, ingest_paths, rows
+from conftest import FIXTURES, LEVEL1, corpus_path, ingest_paths, ingested, rows
 from tracedb.ingestion.readers.profiler_metadata import double_hash
 
 COLUMNS = ("computing_ns", "communication_not_overlapped_ns", "overlapped_ns", "communication_ns", "free_ns",
@@ -154,7 +154,7 @@ def test_comm_views_take_communication_json_for_ranks_without_trace(level2):
 
 def test_ranks_with_a_trace_keep_recomputed_numbers(tmp_path):
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, FIXTURES / "ascend/level1")
+    ingested(db, LEVEL1)
     assert rows(db, "SELECT DISTINCT source FROM comm_op") == [("recomputed",)]
     assert rows(db, "SELECT DISTINCT source FROM comm_bandwidth") == [("recomputed",)]
     assert {s.split(" ")[0] for (s,) in rows(db, "SELECT source FROM cluster_step")} == {"recomputed"}

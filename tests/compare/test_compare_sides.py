@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from conftest import FIXTURES, corpus_path, rows
+from conftest import LEVEL1_2024, corpus_path, rows
 from tracedb import api
 from tracedb.compare.command import run_compare
 from tracedb.errors import InputError
@@ -19,7 +19,7 @@ from tracedb.errors import InputError
 pytestmark = pytest.mark.corpus          # every test reads ../shared/corpus
 
 L1 = "msinsight/test/data/pytorch/text/level1"
-OTHER = FIXTURES / "ascend" / "level1_2024_rank0_ascend_pt"
+OTHER = LEVEL1_2024
 
 
 def _tables(db) -> dict[str, list[tuple]]:

@@ -15,11 +15,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from conftest import FIXTURES, ingest_paths, rows
+from conftest import FIXTURES, RANK0, RANK1, ingest_paths, ingested, rows
 from tracedb.cli import app
 
 runner = CliRunner()
-RANK0 = FIXTURES / "ascend/level1/rank0_ascend_pt"
 TRACE = RANK0 / "ASCEND_PROFILER_OUTPUT/trace_view.json"
 KERNELS = RANK0 / "ASCEND_PROFILER_OUTPUT/kernel_details.csv"
 KINETO = FIXTURES / "kineto/sampled_rank-0.json.gz"
@@ -33,7 +32,7 @@ def fingerprint(db: Path):
 @pytest.fixture(scope="module")
 def good_db(tmp_path_factory):
     db = tmp_path_factory.mktemp("good") / "good.duckdb"
-    ingest_paths(db, FIXTURES / "ascend/level1/rank1_ascend_pt")
+    ingested(db, RANK1)
     return db
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from conftest import FIXTURES
+from conftest import FIXTURES, MINDSPORE, RANK0
 from tracedb.cli import app
 from tracedb.store.db import connect
 from tracedb.errors import InputError, TracedbError
@@ -42,9 +42,9 @@ ingest_pkg = importlib.import_module("tracedb.ingestion")
 pytestmark = pytest.mark.slow        # minutes of ingests: CI runs the campaign, the default set does not
 N = 52                      # mutations per format
 TIMEOUT = 60                # seconds per case
-ASCEND = FIXTURES / "ascend/level1/rank0_ascend_pt"
+ASCEND = RANK0
 OUT = ASCEND / "ASCEND_PROFILER_OUTPUT"
-MS = FIXTURES / "mindspore/profiler"
+MS = MINDSPORE
 
 HUGE = [b"1e400", b"-1e400", b"9223372036854775.807", b"9223372036854775807", b"99999999999999999999999",
         b"2147483648", b"1e308", b"NaN", b"Infinity", b"-0", b"0x1F", b"1" * 5000]

@@ -8,11 +8,9 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from conftest import FIXTURES, ingest_paths
+from conftest import KINETO, RANK0, ingest_paths
 
-RANK0 = FIXTURES / "ascend/level1/rank0_ascend_pt"
 OUT = RANK0 / "ASCEND_PROFILER_OUTPUT"
-KINETO = FIXTURES / "kineto"
 TABLES = ("run", "rank", "step", "event", "kernel", "op", "link", "memory", "kernel_details_raw",
           "profiler_step_trace", "profiler_comm_op", "profiler_comm_bandwidth", "profiler_comm_matrix",
           "profiler_parallel_group", "profiler_distributed_args")

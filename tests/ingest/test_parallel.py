@@ -13,11 +13,10 @@ import sys
 import duckdb
 import pytest
 
-from conftest import FIXTURES, ingest_paths
+from conftest import FIXTURES, LEVEL1, ingest_paths
 from tracedb.errors import InputError
 from tracedb.ingestion.staging import setting_bytes, worker_settings
 
-LEVEL1 = FIXTURES / "ascend/level1"          # rank0_ascend_pt, rank1_ascend_pt
 GEN = FIXTURES.parent.parent / "shared" / "bench" / "gen_traces.py"
 
 

@@ -14,13 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, FIXTURES, ingest_paths, rows
+from conftest import CORPUS, FIXTURES, LEVEL1, RANK0, ingest_paths, ingested, rows
 from tracedb.errors import InputError
 from tracedb.ingestion.readers.memory_csv import is_mindspore
 
 MIB = Decimal(1024 * 1024)
 KIB = Decimal(1024)
-RANK0 = FIXTURES / "ascend/level1/rank0_ascend_pt"
 OUT0 = RANK0 / "ASCEND_PROFILER_OUTPUT"
 
 
@@ -109,7 +108,7 @@ def test_one_operator_row_by_hand(tmp_path):
     """level1 rank0 line 4: aten::_convolution,25009.5,"1736408883702735.700\t","1736408883736793.940\t",
     "1736408883736793.430\t","34058.240\t","34057.730\t",978.7939453125,1452.0,978.7939453125,..."""
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, RANK0)
+    ingested(db, RANK0)
     assert rows(db, """
         SELECT size_bytes, alloc_ts_ns, release_ts_ns, lifetime_ns, allocated_bytes, reserved_bytes, step
         FROM op_memory WHERE alloc_ts_ns = 1736408883702735700""") == [(
@@ -134,13 +133,13 @@ def test_step_of_each_allocation_from_the_profiler_step_window(tmp_path):
     inside = sum(1 for r in ref if num(r["Allocation Time(us)"]) is not None
                  and start <= ns(r["Allocation Time(us)"]) < end)
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, RANK0)
+    ingested(db, RANK0)
     assert rows(db, "SELECT step, count(*) FROM op_memory WHERE step IS NOT NULL GROUP BY step") == [(50, inside)]
 
 
 def test_reingest_does_not_duplicate(tmp_path):
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, RANK0)
+    ingested(db, RANK0)                          # the second ingest, below, is the one watched
     before = rows(db, "SELECT kind, count(*) FROM memory GROUP BY kind ORDER BY kind")
     report = ingest_paths(db, RANK0)
     assert report.files_ingested == []
@@ -342,7 +341,7 @@ def test_two_ranks_peak_per_rank(tmp_path):
             v = to_int(num(r["Total Reserved(MB)"]) * MIB)
             want[key] = max(want.get(key, v), v)
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, FIXTURES / "ascend/level1")
+    ingested(db, LEVEL1)
     got = {(rk, c): v for rk, c, v in rows(db, "SELECT rank, component, peak_reserved_bytes FROM memory_peak")}
     assert got == want
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, FIXTURES, corpus_path, ingest_paths, rows
+from conftest import CORPUS, MINDSPORE, corpus_path, ingest_paths, ingested, rows
 from tracedb.errors import InputError
 
-MS = FIXTURES / "mindspore" / "profiler"
+MS = MINDSPORE
 
 
 def step_rows(path: Path) -> list[dict]:
@@ -47,7 +47,7 @@ def test_points_times_ten(path, tmp_path):
 
 def test_fixture_folder_by_hand(tmp_path):
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, MS)
+    ingested(db, MS)
     # a profiler/ folder is named after the job folder that holds it
     assert rows(db, "SELECT run_name, platform FROM run") == [("mindspore", "npu")]
     assert rows(db, "SELECT rank, rank_source FROM rank") == [(6, "file_name")]
