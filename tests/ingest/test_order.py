@@ -59,6 +59,7 @@ def ingest_in_order(db, commands, **kw):
         ingest_paths(db, *paths, run="r", **kw)
 
 
+@pytest.mark.slow           # a campaign: seven orders of up to eleven ingests each (17 s of CPU)
 def test_ascend_rank_in_every_order_gives_identical_rows(tmp_path):
     base = None
     for i, (name, commands) in enumerate(ASCEND_ORDERS.items()):

@@ -105,6 +105,7 @@ def test_wal_that_does_not_fit_the_database_is_named(tmp_path):
     assert rows(db, "SELECT count(*) FROM event") == before
 
 
+@pytest.mark.slow           # a campaign: every 256 KiB block damaged in turn, four queries each (8 s of CPU)
 def test_a_damaged_block_is_named_with_the_database_file(tmp_path):
     """Overwrite 64 bytes in each 256 KiB block in turn: every query either works or fails with
     one line naming the database file (DuckDB's checksum message names no file)."""
