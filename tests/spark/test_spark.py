@@ -25,7 +25,7 @@ from tracedb.store.library import load_library
 from tracedb.spark import transpile_library
 
 pyspark = pytest.importorskip("pyspark", reason="pyspark not installed: pip install '.[spark]'")
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]   # one worker holds the Spark session
 
 KINETO = CORPUS / "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"
 ASCEND = CORPUS / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"

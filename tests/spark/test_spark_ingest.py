@@ -15,7 +15,7 @@ from conftest import FIXTURES, corpus_path, ingest_paths, rows
 from test_spark import _same, _sorted
 
 pyspark = pytest.importorskip("pyspark", reason="pyspark not installed: pip install '.[spark]'")
-pytestmark = [pytest.mark.spark,
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark"),
               pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs a Java runtime")]
 
 VIEWS = ("step_breakdown", "free_time", "uncovered_communication", "slow_rank", "comm_wait_cross_rank",
