@@ -10,7 +10,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT, corpus_path, rows
+
+pytestmark = [pytest.mark.corpus, pytest.mark.process]
 
 # input → the formats of its files (from the file names; metadata formats write no rows)
 INPUTS = {

@@ -7,11 +7,10 @@ import shutil
 import duckdb
 from typer.testing import CliRunner
 
-from conftest import FIXTURES, rows
+from conftest import FIXTURES, LEVEL1, LEVEL1_2024, rows
 from tracedb.cli import app
 
-LEVEL1 = FIXTURES / "ascend/level1"
-OTHER = FIXTURES / "ascend/level1_2024_rank0_ascend_pt"     # another capture, also rank 0
+OTHER = LEVEL1_2024                                          # another capture, also rank 0
 KINETO = FIXTURES / "kineto/sampled_rank-0.json.gz"
 
 

@@ -12,7 +12,7 @@ a good run. Each must end in one of two ways:
 
 Any other exception (a traceback), a message without the file name, a changed database or a
 case running longer than ``TIMEOUT`` seconds fails the test. Seeds are fixed; the view library
-is installed once (``library.install`` does not read input files) to keep the campaign within
+is installed once (``tracedb.store.library.install`` does not read input files) to keep the campaign within
 about three minutes; a sample per format also runs through the CLI with everything.
 """
 from __future__ import annotations
@@ -33,17 +33,18 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from conftest import FIXTURES
+from conftest import FIXTURES, MINDSPORE, RANK0
 from tracedb.cli import app
 from tracedb.store.db import connect
 from tracedb.errors import InputError, TracedbError
 
 ingest_pkg = importlib.import_module("tracedb.ingestion")
+pytestmark = pytest.mark.slow        # minutes of ingests: CI runs the campaign, the default set does not
 N = 52                      # mutations per format
 TIMEOUT = 60                # seconds per case
-ASCEND = FIXTURES / "ascend/level1/rank0_ascend_pt"
+ASCEND = RANK0
 OUT = ASCEND / "ASCEND_PROFILER_OUTPUT"
-MS = FIXTURES / "mindspore/profiler"
+MS = MINDSPORE
 
 HUGE = [b"1e400", b"-1e400", b"9223372036854775.807", b"9223372036854775807", b"99999999999999999999999",
         b"2147483648", b"1e308", b"NaN", b"Infinity", b"-0", b"0x1F", b"1" * 5000]
@@ -339,7 +340,7 @@ def run_case(con, target: Path, bad: Path, fmt: str, data: bytes, run: str, orac
 
 
 FORMATS = sorted(seeds())
-FAST = 26                   # cases per format in the default run; the rest are marked slow
+FAST = 26                   # cases per format in test_fuzz_format; the rest in test_fuzz_format_rest
 
 
 def campaign(fmt: str, part: slice, good_db: Path, tmp_path: Path, monkeypatch) -> Counter:
@@ -350,7 +351,8 @@ def campaign(fmt: str, part: slice, good_db: Path, tmp_path: Path, monkeypatch) 
     random.Random(f"tracedb-order-{fmt}").shuffle(cases)
     db = tmp_path / "t.duckdb"
     shutil.copy(good_db, db)
-    monkeypatch.setattr(ingest_pkg.library, "install", lambda con, **kw: None)   # installed once, in good_db
+    # installed once, in good_db (the ingest's install_if_changed of tracedb.store.library)
+    monkeypatch.setattr(ingest_pkg.library, "install", lambda con, *a, **kw: [])
     con = connect(db)
     outcomes, failures = Counter(), []
     before = snapshot(con)
@@ -381,7 +383,6 @@ def test_fuzz_format(fmt, good_db, tmp_path, monkeypatch):
     assert sum(campaign(fmt, slice(0, FAST), good_db, tmp_path, monkeypatch).values()) == FAST
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_fuzz_format_rest(fmt, good_db, tmp_path, monkeypatch):
     """The other cases: with the first part, >= 50 per format."""

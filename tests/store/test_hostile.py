@@ -5,6 +5,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from typer.testing import CliRunner
 
 from conftest import FIXTURES, rows
@@ -43,6 +44,7 @@ def test_injection_in_names_and_write_sql_change_nothing(tmp_path):
     assert rows(db, "SELECT run_name FROM run") == [("level1",)]
 
 
+@pytest.mark.process
 def test_ingest_while_a_reader_holds_the_file_names_the_holder(tmp_path):
     db = tmp_path / "t.duckdb"
     assert runner.invoke(app, ["ingest", str(FIXTURES / "ascend/level1/rank0_ascend_pt"), "--db", str(db)]).exit_code == 0

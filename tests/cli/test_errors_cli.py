@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from conftest import FIXTURES, ingest_paths
+from conftest import KINETO, LEVEL1, RANK0, ingested_runs
 from tracedb import __version__
 from tracedb.cli import app
 
@@ -17,8 +17,7 @@ runner = CliRunner()
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("err") / "t.duckdb"
-    ingest_paths(path, FIXTURES / "ascend/level1")
-    ingest_paths(path, FIXTURES / "kineto")
+    ingested_runs(path, (LEVEL1, {}), (KINETO, {}))
     return str(path)
 
 
@@ -63,7 +62,7 @@ def test_version_and_global_flags_after_the_command(db, tmp_path):
     res = runner.invoke(app, ["--version"])
     assert res.exit_code == 0 and res.stdout == f"tracedb {__version__}\n"
     new = str(tmp_path / "q.duckdb")
-    res = runner.invoke(app, ["ingest", str(FIXTURES / "ascend/level1/rank0_ascend_pt"), "--db", new, "-q"])
+    res = runner.invoke(app, ["ingest", str(RANK0), "--db", new, "-q"])
     assert res.exit_code == 0 and res.stderr == ""
     res = runner.invoke(app, ["runs", "rm", "rank0_ascend_pt", "--db", new, "--quiet"])
     assert res.exit_code == 0 and res.stderr == ""

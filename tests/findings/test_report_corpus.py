@@ -39,6 +39,7 @@ NPU_DRAWN = ["overall_comparison", "op_diff", "step_stack", "input_bound", "idle
 NPU_MAYBE = {"rank_step_heatmap", "range_time", "shape_efficiency", "flops_heatmap"}
 
 runner = CliRunner()
+pytestmark = pytest.mark.corpus
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +119,7 @@ def test_npu_comparison_charts_carry_the_profilers_numbers(npu_page, db):
     assert "the profiler output does not give the device&#x27;s capacity" in text
 
 
+@pytest.mark.browser
 def test_npu_comparison_renders_in_headless_chromium(npu_page):
     browser = _browser_or_skip()
     out, _ = npu_page
@@ -129,6 +131,7 @@ def test_npu_comparison_renders_in_headless_chromium(npu_page):
     _screenshot(out, "report.png", browser)
 
 
+@pytest.mark.browser
 def test_gpu_npu_comparison_renders_in_headless_chromium(db, tmp_path):
     out = tmp_path / "gpu.html"
     text = _report(db, out, "--baseline", "npu2025", "--comparison", "gpu_bert")

@@ -19,6 +19,8 @@ import typer
 from conftest import FIXTURES, ROOT
 from tracedb.cli import app
 
+pytestmark = pytest.mark.process           # every example runs in a shell
+
 SANDBOX = {   # example folder → fixture
     "gpu_run": "kineto",
     "gpu_traces": "kineto",
@@ -102,7 +104,14 @@ def prepared(tmp_path_factory):
     return root, env, duckdb_cli.exists()
 
 
-@pytest.mark.parametrize("where,cmds", readme_blocks() + help_blocks(), ids=lambda v: v if isinstance(v, str) else "")
+def _with_marks(blocks):
+    """A block that runs the DuckDB shell (the test extra's 1.5.6) is a compat test too."""
+    return [pytest.param(where, cmds, marks=[pytest.mark.compat] if any(c.startswith("duckdb ") for c in cmds) else [])
+            for where, cmds in blocks]
+
+
+@pytest.mark.parametrize("where,cmds", _with_marks(readme_blocks() + help_blocks()),
+                         ids=lambda v: v if isinstance(v, str) else "")
 def test_example_runs(prepared, tmp_path, where, cmds):
     root, env, have_duckdb = prepared
     if any("duckdb " in c and not c.startswith("tracedb ") for c in cmds) and not have_duckdb:

@@ -4,6 +4,8 @@ from __future__ import annotations
 import fnmatch
 import re
 
+import pytest
+
 from tracedb.store.db import STORAGE_VERSION
 from tracedb.store.library import load_library
 from tracedb.resources import sql_dir
@@ -12,8 +14,15 @@ FORBIDDEN = re.compile(r"\b(json_\w+|countif|make_timestamp_ns|nanosecond|weight
                        r"\bx\s*->", re.I)
 
 
-def test_every_file_declares_its_object_with_a_header():
-    objs = load_library()
+@pytest.fixture(scope="module")
+def library():
+    """The parsed library, once for the module's tests that only read it (a parse of every
+    file with sqlglot takes about half a second of CPU)."""
+    return load_library()
+
+
+def test_every_file_declares_its_object_with_a_header(library):
+    objs = library
     assert objs, "no views found"
     for o in objs:
         assert o.header.startswith(f"{o.name} — "), o.path
@@ -26,9 +35,9 @@ def test_no_extension_or_new_functions_in_views():
         assert m is None, f"{path}: {m.group(0)}"
 
 
-def test_public_views_documented_and_exact_types(empty_db):
+def test_public_views_documented_and_exact_types(empty_db, library):
     con = empty_db
-    views = [o for o in load_library() if o.kind == "view" and o.schema == "main"]
+    views = [o for o in library if o.kind == "view" and o.schema == "main"]
     for o in views:
         comment = con.execute("SELECT comment FROM duckdb_views() WHERE view_name = ?", [o.name]).fetchone()[0]
         assert comment and comment.startswith(o.name), o.name
@@ -139,8 +148,8 @@ def _view_columns(con) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
-def test_every_object_has_the_header_sections():
-    for o in load_library():
+def test_every_object_has_the_header_sections(library):
+    for o in library:
         missing = [s for s in SECTIONS if not o.header_field(s)]
         assert not missing, f"{o.path}: header lacks {missing}"
         unknown = set(o.sections) - set(SECTIONS) - set(OPTIONAL_SECTIONS)
@@ -148,8 +157,8 @@ def test_every_object_has_the_header_sections():
         assert o.summary, f"{o.path}: no summary after the em dash"
 
 
-def test_every_macro_parameter_is_documented():
-    macros = [o for o in load_library() if o.kind == "table_macro"]
+def test_every_macro_parameter_is_documented(library):
+    macros = [o for o in library if o.kind == "table_macro"]
     assert macros
     for o in macros:
         params = o.header_field("Parameters") or ""
@@ -166,17 +175,17 @@ def test_no_measurement_diary_in_headers_or_comments():
         assert m is None, f"{path}: measurement in a comment ({m.group(0)!r}); move it to bench/RESULTS.md"
 
 
-def test_every_output_column_documented_and_parsed_like_duckdb(empty_db):
+def test_every_output_column_documented_and_parsed_like_duckdb(empty_db, library):
     cols = _view_columns(empty_db)
-    for o in load_library():
+    for o in library:
         if o.kind == "view":
             assert o.columns == [c for c, _ in cols[o.name]], f"{o.path}: parsed columns differ from DuckDB's"
         undocumented = [c for c in o.columns if not o.column_comments.get(c)]
         assert not undocumented, f"{o.path}: no trailing -- comment on {undocumented}"
 
 
-def test_pass_through_columns_inherit_their_comment(empty_db):
-    lib = {o.name: o for o in load_library()}
+def test_pass_through_columns_inherit_their_comment(empty_db, library):
+    lib = {o.name: o for o in library}
     op_diff, macro = lib["op_diff"], lib["op_diff_between"]
     assert op_diff.inherited == {c: "op_diff_between" for c in macro.columns}
     got = dict(empty_db.execute("SELECT column_name, comment FROM duckdb_columns() "
@@ -200,9 +209,9 @@ def test_unit_suffixes_are_uniform(empty_db):
     assert set(UNSUFFIXED) <= used, f"stale exceptions: {set(UNSUFFIXED) - used}"
 
 
-def test_units_section_names_every_suffix_used():
+def test_units_section_names_every_suffix_used(library):
     missing = []
-    for o in load_library():
+    for o in library:
         units = o.header_field("Units") or ""
         for suffix in SUFFIX_TYPES:
             globs = re.findall(r"\*\w+", units)     # *_ns, *_diff_ns, *_ts_ns ...
@@ -213,8 +222,8 @@ def test_units_section_names_every_suffix_used():
     assert not missing, "Units: does not say what these are:\n" + "\n".join(missing)
 
 
-def test_one_word_per_meaning(empty_db):
-    lib = load_library()
+def test_one_word_per_meaning(empty_db, library):
+    lib = library
     for word, allowed in VOCABULARY.items():
         users = {o.name for o in lib if word in o.name.split("_")
                  or any(word in c.split("_") for c in o.columns)}
@@ -228,7 +237,7 @@ def test_one_word_per_meaning(empty_db):
         assert col in dict(cols[view]), f"{view}.{col} is gone: drop it from GRANDFATHERED_SYNONYMS"
 
 
-def test_dependencies_come_from_table_references_only(tmp_path):
+def test_dependencies_come_from_table_references_only(tmp_path, library):
     (tmp_path / "t").mkdir()
     (tmp_path / "t" / "a.sql").write_text(
         "-- a — reads nothing from b, whatever its comments say.\n"
@@ -240,7 +249,7 @@ def test_dependencies_come_from_table_references_only(tmp_path):
         "-- b — reads a.\nCREATE OR REPLACE VIEW b AS\nSELECT x FROM a;\n")
     lib = {o.name: o for o in load_library(tmp_path)}
     assert lib["a"].dependencies == set() and lib["b"].dependencies == {"a"}
-    real = {o.name: o for o in load_library()}
+    real = {o.name: o for o in library}
     assert real["comm_bandwidth"].dependencies == {"comm_task"}      # its comments say "as in comm_op"
     assert real["comm_matrix"].dependencies == {"comm_task"}
     assert "comm_op" not in real["check_finding"].dependencies       # it has the literal 'comm_op '
@@ -251,12 +260,12 @@ def test_dependencies_come_from_table_references_only(tmp_path):
     assert lib["b"].column_comments["x"] == "as in b: the literal and this comment name view b"
 
 
-def test_statement_head_fallback_gives_the_same_model(monkeypatch):
+def test_statement_head_fallback_gives_the_same_model(monkeypatch, library):
     """sqlglot 25 (the floor in pyproject) parses MACRO ... AS TABLE as an opaque Command: the
     registry then reads the head as text and parses only the SELECT. Both paths must give the
     same model."""
     from tracedb.store import library as registry
-    full = {o.name: o for o in load_library()}
+    full = {o.name: o for o in library}
     monkeypatch.setattr(registry, "_parse_create", lambda sql: None)
     fallback = {o.name: o for o in load_library()}
     assert full.keys() == fallback.keys()

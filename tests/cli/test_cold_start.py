@@ -16,10 +16,8 @@ from tracedb.ingestion import derive as ingest_module
 from tracedb.store import library as registry
 from tracedb.cli import app
 
-from conftest import FIXTURES, ROOT, ingest_paths, rows
+from conftest import RANK0, RANK1, ROOT, ingest_paths, ingested, rows
 
-RANK0 = FIXTURES / "ascend" / "level1" / "rank0_ascend_pt"
-RANK1 = FIXTURES / "ascend" / "level1" / "rank1_ascend_pt"
 runner = CliRunner()
 
 
@@ -29,7 +27,7 @@ def _state(path: Path) -> tuple:
 
 
 def test_read_only_commands_leave_the_file_untouched(db_path):
-    ingest_paths(db_path, RANK0, run="r")
+    ingested(db_path, RANK0, run="r")
     before = _state(db_path)
     for args in (["query", "step_breakdown"], ["query", "SELECT count(*) FROM kernel"], ["runs"],
                  ["describe", "step_breakdown"], ["describe", "kernel"], ["views"]):
@@ -39,6 +37,7 @@ def test_read_only_commands_leave_the_file_untouched(db_path):
         assert not Path(str(db_path) + ".wal").exists(), args
 
 
+@pytest.mark.process
 def test_query_command_imports_no_ingest_or_parser():
     code = ("import sys, tracedb.cli, tracedb.api, tracedb.render.machine; "
             "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
@@ -100,6 +99,7 @@ except ImportError:
     pass
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("args", [["query", "step_breakdown"], ["query", "free_time", "--rank", "0", "-f", "csv"],
                                   ["query", "SELECT count(*) FROM kernel", "-f", "json"], ["runs"],
                                   ["describe", "step_breakdown"], ["views"]])
@@ -109,7 +109,7 @@ def test_read_commands_load_no_heavy_module(args, tmp_path):
     duckdb package's relation layer (the engine module is enough) or the ingest code: issue #20's
     cold start. Checked on sys.modules after the command ran."""
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, RANK0, run="r")
+    ingested(db, RANK0, run="r")
     code = ("import sys, tracedb.cli as cli\n"
             f"sys.argv = ['tracedb', *{args!r}, '--db', {str(db)!r}]\n"
             "try:\n    cli.main()\nexcept SystemExit as e:\n    code = e.code\n"
@@ -131,7 +131,7 @@ def test_fast_value_conversion_is_typers(tmp_path):
     from tracedb.cli import typer_coercion as _coerce
 
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, RANK0, run="r")
+    ingested(db, RANK0, run="r")
     cases = [["query", "step_breakdown", "--db", str(db), "-f", "csv", *bad] for bad in BAD_VALUES] + [
         ["runs", "set-role", "r", "Baseline", "--db", str(db)], ["runs", "set-role", "nope", "none", "--db", str(db)],
         ["ingest", "--role", "foo", "x"], ["query", "--help"], ["--help"], ["compare", "a", "--limit", "x"]]
@@ -153,6 +153,7 @@ def test_fast_value_conversion_is_typers(tmp_path):
     assert "Invalid value for '--rank'" in fast[0][2]
 
 
+@pytest.mark.process
 def test_the_objects_of_a_command_are_frozen_out_of_the_exit_collection():
     """A command's process leaves the collector's passes at interpreter exit (~10 ms of each
     command over typer's, DuckDB's and tracedb's objects) by freezing the objects at exit; a

@@ -14,7 +14,7 @@ import pytest
 from conftest import FIXTURES, ingest_paths
 from tracedb.store.library import load_library
 
-pytestmark = pytest.mark.compat
+pytestmark = [pytest.mark.compat, pytest.mark.process]
 
 
 def duckdb_cli() -> str:

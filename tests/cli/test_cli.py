@@ -5,11 +5,11 @@ import json
 
 from typer.testing import CliRunner
 
-from conftest import FIXTURES, rows
+from conftest import FIXTURES, LEVEL1, rows
 from tracedb.cli import app
 
 runner = CliRunner()
-LEVEL1 = str(FIXTURES / "ascend" / "level1")
+LEVEL1 = str(LEVEL1)
 
 
 def run(*args, env=None):

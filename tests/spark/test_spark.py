@@ -3,7 +3,8 @@
 Needs the ``spark`` extra (pyspark) and Java 17+; .ci/run installs it, so CI
 runs this test. Without pyspark it is skipped with the reason shown by ``-ra``.
 
-One Spark session and one export serve every test (registering the library is the slow part):
+The run's one Spark session (conftest's ``spark_session``) and one export serve every test
+(registering the library is the slow part):
 the bundled fixtures (a baseline and a comparison run) and, when ../shared/corpus is beside the
 checkout, a corpus Kineto trace (resnet50) and a corpus Ascend rank (torch_npu Level1 text).
 The cluster views run last, over an export of the corpus pipeline-parallel folder alone (with
@@ -13,7 +14,6 @@ Views are compared row by row: every value equal (doubles to 1e-12 relative), no
 from __future__ import annotations
 
 import math
-import shutil
 
 import duckdb
 import pytest
@@ -25,7 +25,7 @@ from tracedb.store.library import load_library
 from tracedb.spark import transpile_library
 
 pyspark = pytest.importorskip("pyspark", reason="pyspark not installed: pip install '.[spark]'")
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]   # one worker holds the Spark session
 
 KINETO = CORPUS / "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"
 ASCEND = CORPUS / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
@@ -61,12 +61,10 @@ def test_every_view_transpiles():
 
 
 @pytest.fixture(scope="module")
-def on_spark(tmp_path_factory):
-    if shutil.which("java") is None:
-        pytest.skip("Spark needs a Java runtime")
+def on_spark(spark_session, tmp_path_factory):
     from typer.testing import CliRunner
 
-    from tracedb.spark import register, session
+    from tracedb.spark import register
 
     tmp = tmp_path_factory.mktemp("spark")
     db = tmp / "t.duckdb"
@@ -84,13 +82,9 @@ def on_spark(tmp_path_factory):
     out = tmp / "pq"
     res = CliRunner().invoke(app, ["export", "--parquet", str(out), "--db", str(db)])
     assert res.exit_code == 0, res.output
-    spark = session("tracedb-test")
-    try:
-        lib = register(spark, out)
-        assert lib.failed == {}
-        yield spark, db, corpus
-    finally:
-        spark.stop()
+    lib = register(spark_session, out)
+    assert lib.failed == {}
+    return spark_session, db, corpus
 
 
 def test_step_breakdown_and_op_diff_on_spark_equal_duckdb(on_spark):
@@ -119,6 +113,7 @@ IDLE_VIEWS = ("idle_time", "idle_interval", "kernel_launch", "kernel_launch_stat
               "queue_length_summary", "kernel_stats", "copy_bandwidth", "host_wait", "free_analysis")
 
 
+@pytest.mark.corpus
 def test_idle_views_on_spark_equal_duckdb_on_corpus_ranks(on_spark):
     spark, db, corpus = on_spark
     if not corpus:
@@ -128,6 +123,7 @@ def test_idle_views_on_spark_equal_duckdb_on_corpus_ranks(on_spark):
             _assert_equal(spark, db, view, f"WHERE run_name = '{run}'")
 
 
+@pytest.mark.corpus
 def test_cluster_views_on_spark_equal_duckdb(on_spark, tmp_path):
     """The pipeline-parallel corpus folder (ranks without a trace, stages from the communication
     groups): parallel_layout, cluster_step, cluster_step_stage, slow_rank, comm_op, comm_bandwidth.

@@ -9,7 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from conftest import FIXTURES, ingest_paths, rows
+from conftest import LEVEL1, LEVEL1_2024, ingest_paths, ingested, ingested_runs, rows
 from tracedb.cli import app
 
 runner = CliRunner()
@@ -18,8 +18,7 @@ runner = CliRunner()
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("sum") / "t.duckdb"
-    ingest_paths(path, FIXTURES / "ascend/level1", role="baseline")
-    ingest_paths(path, FIXTURES / "ascend/level1_2024_rank0_ascend_pt", role="comparison")
+    ingested_runs(path, (LEVEL1, {"role": "baseline"}), (LEVEL1_2024, {"role": "comparison"}))
     return str(path)
 
 
@@ -110,7 +109,7 @@ def test_readme_sample_is_real_output(tmp_path):
     text = (ROOT / "docs/findings.md").read_text()
     sample = re.search(r"```text\n\$ tracedb summary\n(.*?)```", text, re.S).group(1)
     path = tmp_path / "t.duckdb"
-    ingest_paths(path, FIXTURES / "ascend/level1")
+    ingested(path, LEVEL1)
     res = runner.invoke(app, ["summary", "--db", str(path)], env={"COLUMNS": "100"})    # wrapped at 100
     assert res.exit_code == 0 and res.stdout == sample
 
@@ -119,6 +118,7 @@ BERT = "tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.g
 RESNET = "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"
 
 
+@pytest.mark.corpus
 def test_memory_peak_against_device_capacity(tmp_path):
     """Kineto deviceProperties → device; memory_peak.capacity_ratio and the summary's sentence.
 
@@ -139,7 +139,7 @@ def test_memory_peak_against_device_capacity(tmp_path):
     ingest_paths(db, bert, run="gz")
     ingest_paths(db, plain, run="plain")
     ingest_paths(db, resnet, run="resnet")
-    ingest_paths(db, FIXTURES / "ascend/level1", run="npu")
+    ingest_paths(db, LEVEL1, run="npu")
     h100 = (0, "CUDA:0", "NVIDIA H100 80GB HBM3", 85018279936, "kineto_device_properties")
     got = rows(db, "SELECT run_name, rank, device_id, device, device_name, memory_capacity_bytes, source "
                    "FROM device JOIN run USING (run_id) ORDER BY run_name, device_id")

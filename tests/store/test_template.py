@@ -5,15 +5,16 @@ from __future__ import annotations
 import os
 
 import duckdb
+import pytest
 from typer.testing import CliRunner
 
 from tracedb.store import template
 from tracedb.cli import app
 
-from conftest import FIXTURES
+from conftest import RANK0
 
 runner = CliRunner()
-RANK = FIXTURES / "ascend" / "level1" / "rank0_ascend_pt"
+RANK = RANK0
 
 CATALOGUE = {
     "views": "SELECT schema_name, view_name, comment, sql FROM duckdb_views() WHERE NOT internal",
@@ -51,14 +52,23 @@ def _ingest(db, cache, monkeypatch) -> None:
     assert res.exit_code == 0, res.output
 
 
-def test_copied_database_equals_one_built_in_place(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def built_in_place(tmp_path_factory) -> dict:
+    """The catalogue of a database built in place (TRACEDB_CACHE_DIR=off: no template), once
+    for the module's tests: each in-place build installs the schema and the view library."""
+    db = tmp_path_factory.mktemp("in_place") / "built.duckdb"
+    with pytest.MonkeyPatch.context() as mp:
+        _ingest(db, "off", mp)
+    return _catalogue(db)
+
+
+def test_copied_database_equals_one_built_in_place(tmp_path, monkeypatch, built_in_place):
     cache = tmp_path / "cache"
-    _ingest(tmp_path / "built.duckdb", "off", monkeypatch)
+    built = built_in_place                                      # ingested with the cache off
     assert not cache.exists()
     _ingest(tmp_path / "first.duckdb", cache, monkeypatch)      # builds the template
     [made] = list(cache.glob("template-*.duckdb"))
     _ingest(tmp_path / "copied.duckdb", cache, monkeypatch)     # copies it
-    built = _catalogue(tmp_path / "built.duckdb")
     assert built["kernels"][0][0] > 0 and len(built["views"]) > 40 and len(built["rules"]) > 40
     assert all(n > 0 for n in built["rows"][0]), built["rows"]
     for name in ("first.duckdb", "copied.duckdb"):
@@ -69,7 +79,7 @@ def test_copied_database_equals_one_built_in_place(tmp_path, monkeypatch):
     assert not list(cache.glob(".*"))                          # no temporary file left behind
 
 
-def test_damaged_template_falls_back(tmp_path, monkeypatch):
+def test_damaged_template_falls_back(tmp_path, monkeypatch, built_in_place):
     cache = tmp_path / "cache"
     monkeypatch.setenv("TRACEDB_CACHE_DIR", str(cache))
     con = duckdb.connect(str(tmp_path / "probe.duckdb"), config={"storage_compatibility_version": "v1.4.0"})
@@ -78,19 +88,14 @@ def test_damaged_template_falls_back(tmp_path, monkeypatch):
     path.parent.mkdir(parents=True)
     path.write_bytes(b"not a database" * 1000)
     _ingest(tmp_path / "t.duckdb", cache, monkeypatch)
-    assert _catalogue(tmp_path / "t.duckdb")["kernels"] == _catalogue_built(tmp_path, monkeypatch)["kernels"]
+    assert _catalogue(tmp_path / "t.duckdb")["kernels"] == built_in_place["kernels"]
 
 
-def _catalogue_built(tmp_path, monkeypatch) -> dict:
-    _ingest(tmp_path / "ref.duckdb", "off", monkeypatch)
-    return _catalogue(tmp_path / "ref.duckdb")
-
-
-def test_unwritable_cache_falls_back(tmp_path, monkeypatch):
+def test_unwritable_cache_falls_back(tmp_path, monkeypatch, built_in_place):
     blocker = tmp_path / "file"
     blocker.write_text("a file where the cache folder would be")
     _ingest(tmp_path / "t.duckdb", blocker / "cache", monkeypatch)
-    assert _catalogue(tmp_path / "t.duckdb")["views"] == _catalogue_built(tmp_path, monkeypatch)["views"]
+    assert _catalogue(tmp_path / "t.duckdb")["views"] == built_in_place["views"]
 
 
 def test_existing_database_is_not_seeded(tmp_path, monkeypatch):

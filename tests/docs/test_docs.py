@@ -10,23 +10,33 @@ import sys
 import pytest
 
 from conftest import ROOT
-from tracedb.docs import MARKER, cli_reference, fill, view_index, view_reference
+from tracedb import docs
+from tracedb.docs import MARKER, fill
 from tracedb.store.library import load_library
+
+
+@pytest.fixture(scope="module")
+def generated() -> dict[str, str]:
+    """Each generated page part (docs.GENERATORS: the CLI reference, the view index and reference),
+    made once for the module's tests: the view reference takes seconds and several pages hold it."""
+    return {name: make() for name, make in docs.GENERATORS.items()}
 
 
 def test_readme_is_a_page():
     assert len((ROOT / "README.md").read_text().splitlines()) <= 200
 
 
-def test_every_marker_of_the_manual_is_known():
+def test_every_marker_of_the_manual_is_known(generated, monkeypatch):
+    for name, text in generated.items():
+        monkeypatch.setitem(docs.GENERATORS, name, lambda text=text: text)
     for page in (ROOT / "docs").rglob("*.md"):
         text = page.read_text()
         assert not MARKER.search(fill(text, ROOT)), page
 
 
-def test_view_reference_lists_every_view_with_its_columns_and_units():
+def test_view_reference_lists_every_view_with_its_columns_and_units(generated):
     public = [o for o in load_library() if o.schema == "main"]
-    index, reference = view_index(), view_reference()
+    index, reference = generated["view-index"], generated["view-reference"]
     for o in public:
         assert f"[`{o.name}`](reference.md#{o.name})" in index
         section = reference.split(f"### {o.name}\n", 1)[1].split("\n### ", 1)[0]
@@ -37,8 +47,8 @@ def test_view_reference_lists_every_view_with_its_columns_and_units():
     assert re.search(r"\| `e2e_ns` \| BIGINT \| .*ns", step)
 
 
-def test_cli_reference_has_every_command():
-    text = cli_reference()
+def test_cli_reference_has_every_command(generated):
+    text = generated["cli"]
     for cmd in ("ingest", "query", "views", "describe", "runs", "runs rm", "summary", "report", "export",
                 "check", "reclassify", "compare"):
         assert f"## `tracedb {cmd}`" in text, cmd

@@ -12,11 +12,10 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from conftest import FIXTURES, ROOT, rows
+from conftest import RANK0, ROOT, api_ingested, rows
 from tracedb.cli import app
 
 runner = CliRunner()
-RANK0 = FIXTURES / "ascend/level1/rank0_ascend_pt"
 
 
 def digest(folder):
@@ -47,6 +46,7 @@ def make_targets(tmp_path):
             "short.duckdb": "not a DuckDB database"}
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("command", ["ingest", "query"])
 def test_db_that_is_not_a_duckdb_file_is_refused(tmp_path, command):
     targets = make_targets(tmp_path)
@@ -105,13 +105,14 @@ def test_wal_that_does_not_fit_the_database_is_named(tmp_path):
     assert rows(db, "SELECT count(*) FROM event") == before
 
 
+@pytest.mark.slow           # a campaign: every 256 KiB block damaged in turn, four queries each (8 s of CPU)
 def test_a_damaged_block_is_named_with_the_database_file(tmp_path):
     """Overwrite 64 bytes in each 256 KiB block in turn: every query either works or fails with
     one line naming the database file (DuckDB's checksum message names no file)."""
     from tracedb import api
     from tracedb.errors import TracedbError
     base = tmp_path / "base.duckdb"
-    api.ingest([RANK0], db=base)
+    api_ingested([RANK0], base)
     db = tmp_path / "t.duckdb"
     failures = 0
     for off in range(3 * 4096 + 100, base.stat().st_size, 256 * 1024):

@@ -3,18 +3,18 @@ no database file left by a failed ingest, the ingest options passed through."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from conftest import FIXTURES, rows
-from tracedb import api
+from conftest import LEVEL1_2024, RANK0, rows
+from tracedb import lazy
 from tracedb.cli import app
 
 runner = CliRunner()
-RANK0 = FIXTURES / "ascend/level1/rank0_ascend_pt"
-OTHER = FIXTURES / "ascend/level1_2024_rank0_ascend_pt"
+OTHER = LEVEL1_2024
 
 
 def run(*args):
@@ -26,17 +26,30 @@ def run_ids(db):
 
 
 def per_run_counts(db, run_id):
-    """Rows of ``run_id`` in every table that has a run_id column."""
-    tables = [t for (t,) in rows(db, "SELECT t.table_name FROM duckdb_columns() c JOIN duckdb_tables() t "
-                                     "USING (table_oid) WHERE c.column_name = 'run_id' ORDER BY 1")]
-    return {t: rows(db, f'SELECT count(*) FROM "{t}" WHERE run_id = ?', [run_id])[0][0] for t in tables}
+    """Rows of ``run_id`` in every table that has a run_id column (on one connection)."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        tables = [t for (t,) in con.execute("SELECT t.table_name FROM duckdb_columns() c JOIN duckdb_tables() t "
+                                            "USING (table_oid) WHERE c.column_name = 'run_id' ORDER BY 1").fetchall()]
+        return {t: con.execute(f'SELECT count(*) FROM "{t}" WHERE run_id = ?', [run_id]).fetchone()[0]
+                for t in tables}
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def two_runs_built(tmp_path_factory):
+    db = tmp_path_factory.mktemp("two_runs") / "t.duckdb"
+    assert run("ingest", RANK0, "--db", db, "--run", "a", "--role", "baseline").exit_code == 0
+    assert run("ingest", OTHER, "--db", db, "--run", "b").exit_code == 0
+    return db
 
 
 @pytest.fixture
-def two_runs(tmp_path):
+def two_runs(two_runs_built, tmp_path):
+    """The two runs ingested once per module, a copy per test."""
     db = tmp_path / "t.duckdb"
-    assert run("ingest", RANK0, "--db", db, "--run", "a", "--role", "baseline").exit_code == 0
-    assert run("ingest", OTHER, "--db", db, "--run", "b").exit_code == 0
+    shutil.copyfile(two_runs_built, db)
     return db
 
 
@@ -180,7 +193,7 @@ def test_ingest_options_are_passed_through(monkeypatch, tmp_path):
         from tracedb.ingestion import IngestReport
         return IngestReport()
 
-    monkeypatch.setattr("tracedb.ingestion.ingest", fake)
+    monkeypatch.setattr(lazy.ingestion, "ingest", fake)       # what api.ingest calls
     db = tmp_path / "t.duckdb"
     assert run("ingest", RANK0, "--db", db, "--run-per-path", "--allow-mixed-platforms").exit_code == 0
     assert seen[-1]["run_per_path"] is True and seen[-1]["allow_mixed_platforms"] is True

@@ -3,26 +3,27 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
 from typer.testing import CliRunner
 
-from conftest import CORPUS, FIXTURES, ingest_paths, rows
+from conftest import CORPUS, KINETO, LEVEL0, LEVEL1, RANK0, corpus_path, ingest_paths, ingested_runs, rows
 from tracedb.cli import app
 
 runner = CliRunner()
 
 
-def real_runs():
-    """Every corpus Ascend rank folder and Kineto trace (fixtures when the corpus is absent)."""
-    if not CORPUS.exists():
-        return [FIXTURES / "ascend/level1", FIXTURES / "kineto", FIXTURES / "ascend/level0_rank0_ascend_pt"]
-    found = [p.parent for p in CORPUS.rglob("ASCEND_PROFILER_OUTPUT")]
+def real_runs(where: str):
+    """The fixtures, or every corpus Ascend rank folder and Kineto trace."""
+    if where == "fixtures":
+        return [LEVEL1, KINETO, LEVEL0]
+    found = [p.parent for p in corpus_path(".").rglob("ASCEND_PROFILER_OUTPUT")]
     return sorted(set(found)) + sorted(CORPUS.rglob("*.json.gz"))
 
 
-def test_check_exits_0_on_every_real_run(tmp_path):
+@pytest.mark.parametrize("where", ["fixtures", pytest.param("corpus", marks=pytest.mark.corpus)])
+def test_check_exits_0_on_every_real_run(tmp_path, where):
     db = tmp_path / "t.duckdb"
-    for i, path in enumerate(real_runs()):
-        ingest_paths(db, path, run=f"run{i}")
+    ingested_runs(db, *((path, {"run": f"run{i}"}) for i, path in enumerate(real_runs(where))))
     res = runner.invoke(app, ["check", "--db", str(db), "--format", "csv"])
     assert res.exit_code == 0, res.stdout
     assert not any(line.startswith("error,") for line in res.stdout.splitlines())
@@ -30,7 +31,7 @@ def test_check_exits_0_on_every_real_run(tmp_path):
 
 def test_check_flags_a_hand_broken_run(tmp_path):
     broken = tmp_path / "broken_ascend_pt"
-    shutil.copytree(FIXTURES / "ascend/level1/rank0_ascend_pt", broken)
+    shutil.copytree(RANK0, broken)
     out = broken / "ASCEND_PROFILER_OUTPUT"
     # the profiler's reference says Computing was 1 ms more than the kernels show
     st = (out / "step_trace_time.csv").read_text().splitlines()

@@ -9,7 +9,7 @@ import os
 import pytest
 from typer.testing import CliRunner
 
-from conftest import FIXTURES
+from conftest import LEVEL1, api_ingested
 from tracedb import api
 from tracedb.cli import app
 from tracedb.errors import QueryError
@@ -21,7 +21,7 @@ runner = CliRunner()
 def level1(tmp_path_factory):
     d = tmp_path_factory.mktemp("q")
     db = d / "t.duckdb"
-    api.ingest([FIXTURES / "ascend/level1"], db=db)
+    api_ingested([LEVEL1], db)
     return db
 
 

@@ -15,7 +15,7 @@ from conftest import FIXTURES, corpus_path, ingest_paths, rows
 from test_spark import _same, _sorted
 
 pyspark = pytest.importorskip("pyspark", reason="pyspark not installed: pip install '.[spark]'")
-pytestmark = [pytest.mark.spark,
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark"),
               pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs a Java runtime")]
 
 VIEWS = ("step_breakdown", "free_time", "uncovered_communication", "slow_rank", "comm_wait_cross_rank",
@@ -61,48 +61,46 @@ def _tables(con) -> dict[str, list[tuple]]:
     return out
 
 
-def test_spark_ingest_equals_single_machine_ingest(tmp_path):
-    from tracedb.spark import ingest, register, session
+@pytest.mark.corpus
+def test_spark_ingest_equals_single_machine_ingest(spark_session, tmp_path):
+    from tracedb.spark import ingest, register
 
     folder = corpus_path("msinsight/test/data/pytorch/text/level1")      # rank0_ascend_pt, rank1_ascend_pt
     db = tmp_path / "t.duckdb"
     ingest_paths(db, folder, run="level1")
     out = tmp_path / "pq"
-    spark = session("tracedb-ingest-test")
+    spark = spark_session
+    report = ingest(spark, [folder], out)
+    assert report.runs == ["level1"] and report.ranks == 2 and len(report.files_ingested) == 20
+    # the layout of tracedb export --parquet: hive folders by run name and rank
+    assert (out / "kernel/run_name=level1/rank=1/data_0.parquet").is_file()
+    assert (out / "run/data_0.parquet").is_file() and (out / "views.sql").is_file()
+
+    con = duckdb.connect(str(db), read_only=True)
     try:
-        report = ingest(spark, [folder], out)
-        assert report.runs == ["level1"] and report.ranks == 2 and len(report.files_ingested) == 20
-        # the layout of tracedb export --parquet: hive folders by run name and rank
-        assert (out / "kernel/run_name=level1/rank=1/data_0.parquet").is_file()
-        assert (out / "run/data_0.parquet").is_file() and (out / "views.sql").is_file()
-
-        con = duckdb.connect(str(db), read_only=True)
-        try:
-            want_tables, want_views = _tables(con), _views(con)
-        finally:
-            con.close()
-        got_tables, got_views = _from_parquet(out)
-        assert want_tables.keys() == got_tables.keys() and want_tables["kernel"]
-        for t in want_tables:
-            assert got_tables[t] == want_tables[t], t
-        # file ids are unique across the two tasks: 20 files, 1..20
-        assert sorted(r[0] for r in got_tables["source_file"]) == list(range(1, 21))
-        # every public view over the Spark ingest's Parquet (DuckDB reading views.sql) equals the file's
-        assert want_views.keys() == got_views.keys() and want_views["comm_matrix"]
-        for v in want_views:
-            assert got_views[v] == want_views[v], v
-
-        lib = register(spark, out)
-        assert not {v: e for v, e in lib.failed.items() if v in VIEWS}
-        for view in VIEWS:
-            want = _sorted(rows(db, f"SELECT * FROM {view}"))
-            got = _sorted(spark.sql(f"SELECT * FROM {view}").collect())
-            assert len(got) == len(want), view
-            for g, w in zip(got, want):
-                assert len(g) == len(w) and all(_same(x, y) for x, y in zip(g, w)), (view, repr(g), repr(w))
-        assert rows(db, "SELECT count(*) FROM slow_rank")[0][0] == 2
+        want_tables, want_views = _tables(con), _views(con)
     finally:
-        spark.stop()
+        con.close()
+    got_tables, got_views = _from_parquet(out)
+    assert want_tables.keys() == got_tables.keys() and want_tables["kernel"]
+    for t in want_tables:
+        assert got_tables[t] == want_tables[t], t
+    # file ids are unique across the two tasks: 20 files, 1..20
+    assert sorted(r[0] for r in got_tables["source_file"]) == list(range(1, 21))
+    # every public view over the Spark ingest's Parquet (DuckDB reading views.sql) equals the file's
+    assert want_views.keys() == got_views.keys() and want_views["comm_matrix"]
+    for v in want_views:
+        assert got_views[v] == want_views[v], v
+
+    lib = register(spark, out)
+    assert not {v: e for v, e in lib.failed.items() if v in VIEWS}
+    for view in VIEWS:
+        want = _sorted(rows(db, f"SELECT * FROM {view}"))
+        got = _sorted(spark.sql(f"SELECT * FROM {view}").collect())
+        assert len(got) == len(want), view
+        for g, w in zip(got, want):
+            assert len(g) == len(w) and all(_same(x, y) for x, y in zip(g, w)), (view, repr(g), repr(w))
+    assert rows(db, "SELECT count(*) FROM slow_rank")[0][0] == 2
 
 
 def test_spark_ingest_refuses_a_non_empty_folder(tmp_path):

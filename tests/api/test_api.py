@@ -7,7 +7,7 @@ import doctest
 import pytest
 
 import tracedb
-from conftest import FIXTURES, ingest_paths
+from conftest import FIXTURES, LEVEL1, ingested
 from tracedb.errors import QueryError, TracedbError
 
 
@@ -15,13 +15,16 @@ def test_docstring_examples_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "fixtures").symlink_to(FIXTURES)
     from tracedb import api
-    result = doctest.testmod(api, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    from tracedb.query import result as query_result      # Result's examples (were in api.py)
+    results = [doctest.testmod(m, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+               for m in (api, query_result)]
+    result = doctest.TestResults(sum(r.failed for r in results), sum(r.attempted for r in results))
     assert result.attempted >= 8 and result.failed == 0, result
 
 
 def test_database_keeps_one_connection(tmp_path):
     path = tmp_path / "t.duckdb"
-    ingest_paths(path, FIXTURES / "ascend/level1")
+    ingested(path, LEVEL1)
     with tracedb.open(path) as db:
         con = db.con
         # level1 rank 1: step_trace_time.csv Computing 8878.295 µs (README: within 23 ns)

@@ -12,7 +12,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from conftest import FIXTURES, ingest_paths
+from conftest import KINETO, LEVEL1, MINDSPORE, ingested, ingested_runs
 from tracedb.cli import app
 from tracedb.render.machine import render
 from tracedb.render.table import human_cells, render_table
@@ -109,9 +109,7 @@ HEADLINE = {
 @pytest.fixture(scope="module")
 def fixtures_db(tmp_path_factory):
     db = tmp_path_factory.mktemp("out") / "t.duckdb"
-    ingest_paths(db, FIXTURES / "ascend/level1", role="comparison")
-    ingest_paths(db, FIXTURES / "kineto", role="baseline")
-    ingest_paths(db, FIXTURES / "mindspore/profiler")
+    ingested_runs(db, (LEVEL1, {"role": "comparison"}), (KINETO, {"role": "baseline"}), (MINDSPORE, {}))
     return str(db)
 
 
@@ -178,7 +176,7 @@ def test_readme_sample_is_real_output(tmp_path):
     text = (ROOT / "docs/output.md").read_text()
     sample = re.search(r"```text\n\$ COLUMNS=100 tracedb query slow_rank\n(.*?)```", text, re.S).group(1)
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, FIXTURES / "ascend/level1")
+    ingested(db, LEVEL1)
     res = runner.invoke(app, ["query", "slow_rank", "--db", str(db)], env={"COLUMNS": "100"})
     assert res.stdout == sample
 

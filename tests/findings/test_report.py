@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from conftest import FIXTURES, ROOT, ingest_paths, rows
+from conftest import LEVEL1, LEVEL1_2024, ROOT, ingested, ingested_runs, rows
 from tracedb import api
 from tracedb.findings.browser import find_browser, run_browser
 
@@ -28,8 +28,7 @@ DRAWN = ["overall_comparison", "op_diff", "step_stack", "input_bound", "idle_cau
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("report") / "r.duckdb"
-    ingest_paths(path, FIXTURES / "ascend/level1", role="baseline")
-    ingest_paths(path, FIXTURES / "ascend/level1_2024_rank0_ascend_pt", role="comparison")
+    ingested_runs(path, (LEVEL1, {"role": "baseline"}), (LEVEL1_2024, {"role": "comparison"}))
     return path
 
 
@@ -100,7 +99,7 @@ def test_pair_from_roles_and_missing_folder(db, tmp_path):
 def test_skipped_chart_says_why(tmp_path):
     """One run without roles: no op diff chart, and the page says why instead of drawing an empty one."""
     path = tmp_path / "one.duckdb"
-    ingest_paths(path, FIXTURES / "ascend/level1")
+    ingested(path, LEVEL1)
     rep = api.report(tmp_path / "r.html", db=path)
     skipped = {c.key: c.note for c in rep.charts if c.figure is None}
     assert list(skipped) == ["overall_comparison", "op_diff", "rank_step_heatmap", "range_time", "flops_heatmap"]
@@ -121,6 +120,7 @@ def _browser_or_skip() -> str:
     return browser
 
 
+@pytest.mark.browser
 def test_report_renders_in_headless_chromium(page):
     browser = _browser_or_skip()
     rep, out = page
@@ -141,6 +141,7 @@ def test_report_renders_in_headless_chromium(page):
     print(f"\nreport screenshot: {shot}")
 
 
+@pytest.mark.browser
 def test_a_page_error_is_reported(tmp_path):
     """The status element catches a script error (so the check above can fail)."""
     browser = _browser_or_skip()
@@ -153,6 +154,7 @@ def test_a_page_error_is_reported(tmp_path):
     assert "undefinedFn" in htmllib.unescape(errors)
 
 
+@pytest.mark.browser
 def test_png_writes_each_chart(db, tmp_path):
     browser = _browser_or_skip()
     import struct

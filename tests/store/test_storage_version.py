@@ -8,11 +8,11 @@ import shutil
 import duckdb
 from typer.testing import CliRunner
 
-from conftest import FIXTURES, rows
+from conftest import LEVEL0, rows
 from tracedb.store import db as tdb
 from tracedb.cli import app
 
-RANK = FIXTURES / "ascend" / "level0_rank0_ascend_pt"
+RANK = LEVEL0
 runner = CliRunner()
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, FIXTURES, corpus_path, ingest_paths, rows
+from conftest import CORPUS, FIXTURES, LEVEL0, LEVEL1, LEVEL1_2024, RANK0, corpus_path, ingest_paths, ingested, ingested_runs, rows
 
 ASCEND_RANKS = [
     "msinsight/test/data/pytorch/text/level0/rank0_ascend_pt",
@@ -46,14 +46,16 @@ def us_to_ns(text: str) -> Decimal:
     return Decimal(text.strip()) * 1000
 
 
-def corpus_rank_dirs():
-    """Every corpus Ascend rank folder with trace_view.json and step_trace_time.csv, else the fixtures."""
+def rank_dirs():
+    """The fixture ranks, and every corpus Ascend rank folder with trace_view.json and
+    step_trace_time.csv (marked corpus: CI runs them)."""
     found = []
     if CORPUS.exists():
         for out in sorted(CORPUS.rglob("ASCEND_PROFILER_OUTPUT")):
             if (out / "trace_view.json").exists() and (out / "step_trace_time.csv").exists():
                 found.append(out.parent)
-    return found or [FIXTURES / r for r in FIXTURE_RANKS]
+    return ([pytest.param(FIXTURES / r, id=f"fixtures/{r}") for r in FIXTURE_RANKS]
+            + [pytest.param(p, marks=pytest.mark.corpus, id=f"corpus/{p.parent.name}/{p.name}") for p in found])
 
 
 def strip_reference(src: Path, dst: Path, *also_drop: str) -> Path:
@@ -70,7 +72,7 @@ def strip_reference(src: Path, dst: Path, *also_drop: str) -> Path:
 
 
 @pytest.mark.parametrize("without", ["", "kernel_details.csv"], ids=["with_kernel_details", "trace_view_only"])
-@pytest.mark.parametrize("rank_dir", corpus_rank_dirs(), ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("rank_dir", rank_dirs())
 def test_step_breakdown_equals_step_trace_time(rank_dir, without, tmp_path):
     """Without kernel_details.csv the kernels come from the trace's Ascend Hardware/HCCL slices."""
     reference = list(csv.DictReader(open(rank_dir / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv")))
@@ -104,7 +106,7 @@ def test_step_breakdown_equals_step_trace_time(rank_dir, without, tmp_path):
 
 def test_step_breakdown_check_matches_fixture_reference(tmp_path):
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, FIXTURES / "ascend" / "level1")
+    ingested(db, LEVEL1)
     got = rows(db, "SELECT rank, step, has_reference, tiles, matches_profiler FROM step_breakdown_check ORDER BY rank")
     assert got == [(0, 50, True, True, True), (1, 50, True, True, True)]
 
@@ -119,11 +121,9 @@ def kernel_details_by_type(path: Path) -> dict[str, tuple[int, Decimal]]:
 
 
 def test_kernel_diff_equals_kernel_details_sums(tmp_path):
-    base_dir = FIXTURES / "ascend" / "level1" / "rank0_ascend_pt"
-    comp_dir = FIXTURES / "ascend" / "level1_2024_rank0_ascend_pt"
+    base_dir, comp_dir = RANK0, LEVEL1_2024
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, base_dir, run="base", role="baseline")
-    ingest_paths(db, comp_dir, run="comp", role="comparison")
+    ingested_runs(db, (base_dir, {"run": "base", "role": "baseline"}), (comp_dir, {"run": "comp", "role": "comparison"}))
     base = kernel_details_by_type(base_dir / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv")
     comp = kernel_details_by_type(comp_dir / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv")
     got = rows(db, "SELECT kernel_type, sum(baseline_calls)::BIGINT, sum(baseline_total_ns), "
@@ -147,16 +147,16 @@ def test_kernel_diff_equals_kernel_details_sums(tmp_path):
 def test_kernel_diff_level0_leaves_type_na_out(tmp_path):
     # Level0 kernel_details.csv writes Type N/A for every compute kernel; kernel_diff leaves them out
     # as msprof-analyze KernelCompare does (KernelDetailsBean.is_invalid_op_type)
-    d = FIXTURES / "ascend" / "level0_rank0_ascend_pt"
+    d = LEVEL0
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, d, run="a", role="baseline")
-    ingest_paths(db, d, run="b", role="comparison")
+    ingested_runs(db, (d, {"run": "a", "role": "baseline"}), (d, {"run": "b", "role": "comparison"}))
     expected = kernel_details_by_type(d / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv")
     assert set(expected) == {"N/A"} and expected["N/A"][0] == 191
     assert rows(db, "SELECT count(*) FROM kernel WHERE op_type = 'N/A'") == [(2 * 191,)]
     assert rows(db, "SELECT * FROM kernel_diff") == []
 
 
+@pytest.mark.corpus
 def test_trace_only_older_cann_matches_overlap_analysis(tmp_path):
     """Older CANN (msprof-analyze advisor fixture): no kernel_details.csv, every task typed "Other".
 
@@ -182,6 +182,7 @@ def test_trace_only_older_cann_matches_overlap_analysis(tmp_path):
     assert abs(Decimal(free) - sums["Free"]) <= max(Decimal(500), sums["Free"] * Decimal("0.0005"))
 
 
+@pytest.mark.corpus
 def test_kernel_details_only_pipeline_parallel_job(tmp_path):
     """torch_npu 2.7 Level2 LLM job (PP=2 x DP=2) whose rank folders have no trace_view.json:
     the kernels of kernel_details.csv alone reproduce step_trace_time.csv (Preparing needs the

@@ -8,7 +8,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 from typer.testing import CliRunner
 
-from conftest import FIXTURES, ingest_paths, rows
+from conftest import KINETO, LEVEL1, LEVEL1_2024, ingested_runs, rows
 from tracedb.cli import app
 from tracedb.store.library import load_library
 
@@ -26,9 +26,7 @@ def same_rows(a: list[tuple], b: list[tuple]) -> bool:
 
 def test_parquet_views_equal_the_database(tmp_path, monkeypatch):
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, FIXTURES / "ascend/level1", role="baseline")
-    ingest_paths(db, FIXTURES / "ascend/level1_2024_rank0_ascend_pt", role="comparison")
-    ingest_paths(db, FIXTURES / "kineto")
+    ingested_runs(db, (LEVEL1, {"role": "baseline"}), (LEVEL1_2024, {"role": "comparison"}), (KINETO, {}))
     out = tmp_path / "pq"
     res = runner.invoke(app, ["export", "--parquet", str(out), "--db", str(db)])
     assert res.exit_code == 0, res.output
@@ -45,14 +43,18 @@ def test_parquet_views_equal_the_database(tmp_path, monkeypatch):
     assert got == want and len(kernel) == rows(db, "SELECT count(*) FROM kernel")[0][0]
     assert kernel["ts_ns"].dtype == "int64"
     assert list(pd.read_parquet(out / "run")["run_name"]) == ["level1", "level1_2024_rank0_ascend_pt", "kineto"]
+    views = [o.name for o in load_library() if o.kind == "view" and o.schema == "main"]
+    file = duckdb.connect(str(db), read_only=True)        # the database's rows, on one connection
+    try:
+        want = {name: file.execute(f"SELECT * FROM {name}").fetchall() for name in views}
+    finally:
+        file.close()
     monkeypatch.chdir(out)
     con = duckdb.connect()
     con.execute((out / "views.sql").read_text())
-    for o in load_library():
-        if o.kind != "view" or o.schema != "main":
-            continue
-        got = con.execute(f"SELECT * FROM {o.name}").fetchall()
-        assert same_rows(got, rows(db, f"SELECT * FROM {o.name}")), o.name
+    for name in views:
+        got = con.execute(f"SELECT * FROM {name}").fetchall()
+        assert same_rows(got, want[name]), name
     assert con.execute("SELECT count(*) FROM kernel_diff_between('level1', 'kineto')").fetchone()[0] > 0
     # comments travel with views.sql
     assert con.execute("SELECT comment FROM duckdb_columns() WHERE table_name = 'kernel' "

@@ -4,24 +4,26 @@ RSS when the CLI rendered whole results). The text is the same as rendering ever
 from __future__ import annotations
 
 import decimal
+import importlib
 import io
 import itertools
 
 import pytest
 from typer.testing import CliRunner
 
-from conftest import FIXTURES, ingest_paths, rows
-from tracedb import api, cli
+from conftest import LEVEL1, RANK0, ingested, rows
+from tracedb import api
 from tracedb.cli import app
 from tracedb.render.machine import render, write_stream
 
 runner = CliRunner()
+from tracedb.cli import base as cli_base                  # the module where tracedb query renders its table
 
 
 @pytest.fixture(scope="module")
 def level1_db(tmp_path_factory):
     db = tmp_path_factory.mktemp("stream") / "t.duckdb"
-    ingest_paths(db, FIXTURES / "ascend/level1")
+    ingested(db, LEVEL1)
     return str(db)
 
 
@@ -99,8 +101,8 @@ def test_table_fetches_only_the_rows_it_shows(level1_db, monkeypatch):
     (n,) = rows(level1_db, "SELECT count(*) FROM free_time")[0]
     assert n == 180
     seen = []
-    render_table = cli.base.render_table
-    monkeypatch.setattr(cli.base, "render_table", lambda columns, head, **kw: seen.append(len(head))
+    render_table = cli_base.render_table
+    monkeypatch.setattr(cli_base, "render_table", lambda columns, head, **kw: seen.append(len(head))
                         or render_table(columns, head, **kw))
     spy = _Spy(monkeypatch, 7)
     res = runner.invoke(app, ["query", "free_time", "--db", level1_db], env={"COLUMNS": "120"})
@@ -136,7 +138,7 @@ def test_table_count_without_a_count_query(level1_db, sql, write):
 def test_write_sql_runs_once_in_table_mode(tmp_path):
     """An INSERT … RETURNING with more rows than the table shows inserts its rows once."""
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, FIXTURES / "ascend/level1/rank0_ascend_pt")
+    ingested(db, RANK0)
     runner.invoke(app, ["query", "CREATE TABLE t (a INT)", "--db", str(db), "--write"])
     res = runner.invoke(app, ["query", "INSERT INTO t SELECT range FROM range(60) RETURNING a", "--db", str(db),
                               "--write"], env={"COLUMNS": "120"})
@@ -153,6 +155,7 @@ def test_error_while_streaming_is_one_line(level1_db):
     assert res.stderr.startswith("tracedb: error: query failed: Conversion Error")
 
 
+@pytest.mark.process
 def test_closed_pipe_stops_quietly_with_141(level1_db):
     """``tracedb query ... --format csv | head -2``: the reader goes away mid-stream; tracedb stops
     with exit 141 (as a command killed by SIGPIPE) and prints no error."""

@@ -10,7 +10,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from conftest import FIXTURES, corpus_path, ingest_paths, rows
+from conftest import LEVEL1, corpus_path, ingest_paths, ingested, rows
 from tracedb.cli import app
 
 runner = CliRunner()
@@ -21,7 +21,7 @@ KERNEL_CATS = {"kernel", "communication", "copy"}
 @pytest.fixture(scope="module")
 def ascend_db(tmp_path_factory):
     db = tmp_path_factory.mktemp("pf") / "ascend.duckdb"
-    ingest_paths(db, FIXTURES / "ascend/level1", run="npu")
+    ingested(db, LEVEL1, run="npu")
     return db
 
 
@@ -150,6 +150,7 @@ def test_a_long_kernel_over_many(ascend_db, tmp_path):
     assert {track[i] for i in ids[1:]} == {"Stream 2 (overlap 1)"}
 
 
+@pytest.mark.corpus
 def test_kineto_rank_and_step(kineto_db, tmp_path):
     doc = export(kineto_db, tmp_path / "all.json")
     check_rank(kineto_db, doc, "gpu", 0)
@@ -187,6 +188,7 @@ def test_usage_errors(ascend_db, tmp_path):
     assert res.exit_code == 1 and f"the folder {tmp_path / 'no'} does not exist" in res.output
 
 
+@pytest.mark.corpus
 def test_corpus_ascend_rank(tmp_path):
     """A corpus Ascend rank (msinsight level2, 2448 kernels on stream 2 plus HCCL ops)."""
     db = tmp_path / "l2.duckdb"
