@@ -2,7 +2,7 @@
 
 In a notebook, ``tracedb.open(path)`` (:func:`open_database`) keeps one read-only connection; a :class:`Result` shows as a table
 with units (ms, GiB, %) and :meth:`Result.df` gives the raw values as a pandas DataFrame (run
-from the repository root, as tests/test_docs.py does):
+from the repository root, as tests/docs/test_docs.py does):
 
 >>> import tracedb
 >>> tracedb.ingest(["fixtures/ascend/level1"], db="example.duckdb").runs

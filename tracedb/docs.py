@@ -21,7 +21,8 @@ from .engine import duckdb
 from .store.library import SqlObject, install, load_library
 from .store.schema import apply_schema
 
-MARKER = re.compile(r"<!-- tracedb: ([a-z-]+)(?: ([^ ]+))? -->")
+# a marker is a line of its own (one quoted in a sentence or a code span is left as it is)
+MARKER = re.compile(r"^<!-- tracedb: ([a-z-]+)(?: ([^ ]+))? -->$", re.M)
 
 
 @lru_cache(maxsize=1)

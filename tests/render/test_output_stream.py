@@ -4,7 +4,6 @@ RSS when the CLI rendered whole results). The text is the same as rendering ever
 from __future__ import annotations
 
 import decimal
-import importlib
 import io
 import itertools
 
