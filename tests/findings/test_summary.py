@@ -95,7 +95,7 @@ def test_top_degraded_op_is_op_diffs(db):
         assert op.endswith(f"({top[2]:.2f}×): " + ("degraded, beyond MindInsight's ±20 %." if top[2] > 1.2
                                                     else "improved, beyond MindInsight's ±20 %." if top[2] < 0.8
                                                     else "within MindInsight's ±20 %."))
-    res = runner.invoke(app, ["summary", "--db", db])
+    res = runner.invoke(app, ["summary", "--db", db], env={"COLUMNS": "100"})    # wrapped at 100 wherever it runs
     assert res.exit_code == 0 and "comparison level1 → level1_2024_rank0_ascend_pt" in res.stdout
     assert "      → tracedb query op_diff --baseline level1 --comparison level1_2024_rank0_ascend_pt" in res.stdout
     res = runner.invoke(app, ["summary", "--db", db, "--run", "nosuch"])
