@@ -154,6 +154,7 @@ def what_each_rule_matches(db):
     return out
 
 
+@pytest.mark.corpus
 def test_no_communication_rule_matches_a_compute_kernel(corpus_db):
     matched = what_each_rule_matches(corpus_db)
     con = duckdb.connect(str(corpus_db), read_only=True)

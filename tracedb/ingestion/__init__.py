@@ -20,6 +20,7 @@ from ..errors import InputError, TracedbError
 from ..progress import Bar
 from ..store import library
 from ..store.db import transaction
+from ..store.faults import checkpoint as checkpoint_after_commit
 from . import derive
 from .catalog import ROLES, Catalog
 from .command import Command, IngestReport, Plan, plan_runs, rank_files
@@ -92,15 +93,6 @@ def _derived_rows(con, ranks: set[tuple[int, int]], report: IngestReport) -> Non
             report.rows[table] = n
 
 
-def _checkpoint(con, progress: Callable[[str], None]) -> None:
-    """CHECKPOINT after COMMIT, best effort: the data is committed (durable in the WAL) either way."""
-    try:
-        con.execute("CHECKPOINT")
-    except duckdb.Error as e:
-        progress(f"warning: the data is committed, but writing it into the database file failed "
-                 f"({str(e).splitlines()[0]}); DuckDB completes it from the .wal file at the next open.")
-
-
 def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str | None = None,
            role: str | None = None, replace: bool = False, run_per_path: bool = False,
            allow_mixed_platforms: bool = False, progress: Callable[[str], None] = lambda s: None,
@@ -125,8 +117,10 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
             gets ``memory_limit / jobs`` and ``threads / jobs`` of the connection's settings;
             1 reads every rank in this process, one after another.
         checkpoint: write the committed data into the database file (CHECKPOINT) before
-            returning; False leaves that to the caller (``tracedb compare`` checkpoints once
-            after both sides and the alignment).
+            returning; False leaves that to the caller (``tracedb ingest`` checkpoints after the
+            role pair's alignment, ``tracedb compare`` once after both sides and the alignment).
+            A failed CHECKPOINT is a warning through ``progress`` (the data is committed) and may
+            leave the connection invalidated: close it without running anything else.
         id_floor: new run ids above the first number, new file ids above the second: for an
             ingest running at the same time as another on this database (its transaction does
             not see the other's ids; ``tracedb compare`` gives its second side the ids above
@@ -176,6 +170,6 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
             if staging is not None:
                 staging.cleanup()
     if checkpoint:
-        _checkpoint(con, progress)
+        checkpoint_after_commit(con, progress)
     report.seconds = time.perf_counter() - t0
     return report

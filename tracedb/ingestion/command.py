@@ -12,6 +12,7 @@ from typing import Callable
 from ..engine import duckdb
 from ..errors import InputError, TracedbError, out_of_memory
 from ..progress import Bar
+from ..store.faults import storage_cause
 from . import derive
 from .catalog import Catalog, rank_origin
 from .detect import RankInput, detect
@@ -122,6 +123,8 @@ class Command:
         except duckdb.Error as e:
             if (oom := out_of_memory(e, str(unit.source))) is not None:
                 raise oom from e
+            if storage_cause(e) is not None:
+                raise       # the database's fault (damaged, disk full), not the input's: named by store.session
             raise InputError(f"cannot combine the files of rank {unit.rank}: {str(e).splitlines()[0]}",
                              file=str(unit.source), hint="a file of this rank holds values out of range; "
                                                          "re-export it from the profiler.") from e
