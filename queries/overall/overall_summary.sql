@@ -174,9 +174,10 @@ pair AS (
         ON b.run_id = p.run_id AND b.rank = p.rank AND b.group_name = p.other_group_name
 ),
 compute AS (
-    -- compute kernels with the row they go to (msprof-analyze's labels)
+    -- compute kernels with the row they go to (msprof-analyze's labels), once by tracedb's
+    -- reading of the rules and once by msprof-analyze's own (kernel_rule_match.msprof_*)
     SELECT
-        run_id, rank, name, dur_ns, sub_category,
+        run_id, rank, reading, name, dur_ns, sub_category,
         CASE category
             WHEN 'Flash Attention' THEN CASE WHEN direction = 'bwd' THEN 'Flash Attention (Backward)'
                                              ELSE 'Flash Attention (Forward)' END
@@ -186,24 +187,32 @@ compute AS (
             ELSE category
         END AS metric,
         category
-    FROM tracedb_internal.kernel_class
-    WHERE NOT is_communication AND NOT is_copy AND category NOT IN ('Other', 'Lccl')
+    FROM (
+        SELECT run_id, rank, 'tracedb' AS reading, name, dur_ns, sub_category, category, direction
+        FROM tracedb_internal.kernel_class
+        WHERE NOT is_communication AND NOT is_copy AND category NOT IN ('Other', 'Lccl')
+        UNION ALL
+        SELECT run_id, rank, 'msprof', name, dur_ns, msprof_sub_category, msprof_category, msprof_direction
+        FROM tracedb_internal.kernel_class
+        WHERE msprof_category NOT IN ('Other', 'Lccl', 'Communication', 'Memcpy', 'Memset', 'SDMA')
+    ) AS k
 ),
-category_row AS (
-    SELECT run_id, rank, metric, 'Computing Time' AS parent_metric, sum(dur_ns) AS dur_ns, count(*) AS kernel_count,
+category_rows AS (
+    SELECT run_id, rank, reading, metric, 'Computing Time' AS parent_metric, sum(dur_ns) AS dur_ns,
+           count(*) AS kernel_count,
            CASE WHEN any_value(category) = 'MC2' THEN '1' ELSE
            CASE metric WHEN 'Flash Attention (Forward)' THEN '2' WHEN 'Flash Attention (Backward)' THEN '3'
                        WHEN 'Conv (Forward)' THEN '4' WHEN 'Conv (Backward)' THEN '5' WHEN 'Matmul' THEN '6'
                        WHEN 'Page Attention' THEN '7' WHEN 'Vector' THEN '8' WHEN 'Cube' THEN '9'
                        WHEN 'SDMA (Tensor Move)' THEN 'A' ELSE 'B' END END AS position
     FROM compute
-    GROUP BY run_id, rank, metric
+    GROUP BY run_id, rank, reading, metric
 ),
-sub_row AS (
-    SELECT run_id, rank, metric, parent_metric, sum(dur_ns) AS dur_ns, count(*) AS kernel_count, position
+sub_rows AS (
+    SELECT run_id, rank, reading, metric, parent_metric, sum(dur_ns) AS dur_ns, count(*) AS kernel_count, position
     FROM (
         SELECT
-            run_id, rank, dur_ns, metric AS parent_metric,
+            run_id, rank, reading, dur_ns, metric AS parent_metric,
             CASE WHEN metric = 'Vector'
                  THEN CASE WHEN sub_category = 'trans' THEN 'Vector (Trans)' ELSE 'Vector (No Trans)' END
                  ELSE metric || CASE WHEN sub_category = 'cube' THEN ' (Cube)' ELSE ' (Vector)' END END AS metric,
@@ -213,50 +222,12 @@ sub_row AS (
         WHERE metric IN ('Flash Attention (Forward)', 'Flash Attention (Backward)', 'Conv (Forward)',
                          'Conv (Backward)', 'Matmul', 'Vector')
     ) AS x
-    GROUP BY run_id, rank, metric, parent_metric, position
+    GROUP BY run_id, rank, reading, metric, parent_metric, position
 ),
-compute_m AS (
-    -- the same, by msprof-analyze's own reading of the rules (kernel_rule_match.msprof_*)
-    SELECT
-        run_id, rank, name, dur_ns, msprof_sub_category AS sub_category,
-        CASE msprof_category
-            WHEN 'Flash Attention' THEN CASE WHEN msprof_direction = 'bwd' THEN 'Flash Attention (Backward)'
-                                             ELSE 'Flash Attention (Forward)' END
-            WHEN 'Conv' THEN CASE WHEN msprof_direction = 'bwd' THEN 'Conv (Backward)' ELSE 'Conv (Forward)' END
-            WHEN 'Paged Attention' THEN 'Page Attention'
-            WHEN 'MC2' THEN name
-            ELSE msprof_category
-        END AS metric,
-        msprof_category AS category
-    FROM tracedb_internal.kernel_class
-    WHERE msprof_category NOT IN ('Other', 'Lccl', 'Communication', 'Memcpy', 'Memset', 'SDMA')
-),
-category_row_m AS (
-    SELECT run_id, rank, metric, 'Computing Time' AS parent_metric, sum(dur_ns) AS dur_ns, count(*) AS kernel_count,
-           CASE WHEN any_value(category) = 'MC2' THEN '1' ELSE
-           CASE metric WHEN 'Flash Attention (Forward)' THEN '2' WHEN 'Flash Attention (Backward)' THEN '3'
-                       WHEN 'Conv (Forward)' THEN '4' WHEN 'Conv (Backward)' THEN '5' WHEN 'Matmul' THEN '6'
-                       WHEN 'Page Attention' THEN '7' WHEN 'Vector' THEN '8' WHEN 'Cube' THEN '9'
-                       WHEN 'SDMA (Tensor Move)' THEN 'A' ELSE 'B' END END AS position
-    FROM compute_m
-    GROUP BY run_id, rank, metric
-),
-sub_row_m AS (
-    SELECT run_id, rank, metric, parent_metric, sum(dur_ns) AS dur_ns, count(*) AS kernel_count, position
-    FROM (
-        SELECT
-            run_id, rank, dur_ns, metric AS parent_metric,
-            CASE WHEN metric = 'Vector'
-                 THEN CASE WHEN sub_category = 'trans' THEN 'Vector (Trans)' ELSE 'Vector (No Trans)' END
-                 ELSE metric || CASE WHEN sub_category = 'cube' THEN ' (Cube)' ELSE ' (Vector)' END END AS metric,
-            CASE WHEN metric = 'Vector' THEN CASE WHEN sub_category = 'trans' THEN '1' ELSE '2' END
-                 ELSE CASE WHEN sub_category = 'cube' THEN '1' ELSE '2' END END AS position
-        FROM compute_m
-        WHERE metric IN ('Flash Attention (Forward)', 'Flash Attention (Backward)', 'Conv (Forward)',
-                         'Conv (Backward)', 'Matmul', 'Vector')
-    ) AS x
-    GROUP BY run_id, rank, metric, parent_metric, position
-),
+category_row AS (SELECT * FROM category_rows WHERE reading = 'tracedb'),
+sub_row AS (SELECT * FROM sub_rows WHERE reading = 'tracedb'),
+category_row_m AS (SELECT * FROM category_rows WHERE reading = 'msprof'),
+sub_row_m AS (SELECT * FROM sub_rows WHERE reading = 'msprof'),
 stream_use AS (
     -- per stream: computing kernels (msprof-analyze's compute task types: not an *_SQE scheduler
     -- task) and the copies its SDMA row counts (NPU: every copy task; GPU: HtoD / DtoH / DtoD)
