@@ -192,7 +192,10 @@ def test_reference_without_trace_ingests_and_is_reported_missing(rank_dir, tmp_p
     n_links = sum(len(links) for kinds in matrix.values() for ops in kinds.values() for links in ops.values())
     n_ops = sum(1 for _ in ops_of(doc))
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, rank_dir)
+    # the rank without its kernel_details.csv: the test is about the communication files, and
+    # msinsight's server copy of that CSV is hand-edited (line 17 a cell short: refused, issue 40)
+    rank = shutil.copytree(rank_dir, tmp_path / rank_dir.name, ignore=shutil.ignore_patterns("kernel_details.csv"))
+    ingest_paths(db, rank)
     assert rows(db, "SELECT count(*) FROM profiler_comm_op") == [(n_entries,)]
     assert rows(db, "SELECT count(*) FROM profiler_comm_op WHERE NOT is_total") == [(n_ops,)]
     assert rows(db, "SELECT count(*) FROM profiler_comm_matrix") == [(n_links,)]

@@ -128,6 +128,7 @@ def _matrix(text: str) -> list[dict]:
     return json.loads(m.group(1))
 
 
+@pytest.mark.process     # the PNGs: headless Chromium in a child process
 def test_link_matrix_keeps_the_links_own_colour_range(db, tmp_path):
     """Self-links (~420 GB/s on-chip copies) out of the colour scale: it spans the real links
     (~15 GB/s) only; the self-links sit in a grey trace, their value on hover."""

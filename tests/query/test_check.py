@@ -16,7 +16,10 @@ def real_runs(where: str):
     """The fixtures, or every corpus Ascend rank folder and Kineto trace."""
     if where == "fixtures":
         return [LEVEL1, KINETO, LEVEL0]
-    found = [p.parent for p in corpus_path(".").rglob("ASCEND_PROFILER_OUTPUT")]
+    # not msinsight's server test_rank_0: its kernel_details.csv line 17 is a cell short (a
+    # hand-edited test file), refused since issue 40
+    found = [p.parent for p in corpus_path(".").rglob("ASCEND_PROFILER_OUTPUT")
+             if "server/src/test/test_data" not in p.as_posix()]
     return sorted(set(found)) + sorted(CORPUS.rglob("*.json.gz"))
 
 

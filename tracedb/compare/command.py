@@ -247,9 +247,12 @@ def _align_and_read(con: duckdb.DuckDBPyConnection, ids: dict[str, int], b_name:
         try:
             pairs = settle_pair(con, ids, b_name, c_name, opts)
             report = op_diff_section(con, ids, b_name, c_name, pairs, limit, progress)
+            steps = step_counts(con, ids)
+            by_step = step_section(con, b_name, c_name) if chosen or steps[0] != steps[1] else []
             # the alignment is committed and no write transaction is open: the data goes
             # into the file while the other connection still reads overall_comparison; a
-            # failure is a warning (committed, durable in the .wal)
+            # failure is a warning (committed, durable in the .wal) after which DuckDB may
+            # have invalidated the connection: nothing more is read on it
             written = checkpoint(con, progress)
         except BaseException:
             cur.interrupt()
@@ -257,13 +260,12 @@ def _align_and_read(con: duckdb.DuckDBPyConnection, ids: dict[str, int], b_name:
         finally:
             wait([overall])
             cur.close()
+    report.steps, report.chosen, report.limit = steps, (opts.baseline_step, opts.comparison_step), limit
+    report.sections[-1:-1] = by_step
+    report.notes = step_notes(report) + report.notes
     if not written and overall.exception() is not None:
         return report       # the failed checkpoint invalidated the database under overall_comparison
     report.sections[:0] = overall.result()        # overall_comparison first, then op_diff
-    report.steps, report.chosen, report.limit = step_counts(con, ids), (opts.baseline_step, opts.comparison_step), limit
-    if chosen or report.steps[0] != report.steps[1]:
-        report.sections[-1:-1] = step_section(con, b_name, c_name)
-    report.notes = step_notes(report) + report.notes
     return report
 
 
