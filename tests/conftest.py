@@ -49,7 +49,11 @@ _RUNNING: list[set[str]] = []                                # marks of the test
 def pytest_configure(config):
     """New databases in tests come from a template built once in this session's own cache
     folder (not the user's), so no test depends on what an earlier run left there. A pytest-xdist
-    worker inherits its controller's folder (and the template in it); the controller removes it."""
+    worker inherits its controller's folder (and the template in it); the controller removes it.
+    Tables are as wide as a test says ($COLUMNS in its env), never the terminal's or a $COLUMNS
+    the suite was started with."""
+    for name in ("COLUMNS", "LINES"):
+        os.environ.pop(name, None)
     if "TRACEDB_CACHE_DIR" not in os.environ:
         os.environ["TRACEDB_CACHE_DIR"] = tempfile.mkdtemp(prefix="tracedb-test-cache-")
         _OWN_CACHE.append(os.environ["TRACEDB_CACHE_DIR"])
@@ -59,6 +63,16 @@ def pytest_configure(config):
 def pytest_unconfigure(config):
     for folder in _OWN_CACHE:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """pytest-xdist runs the suite on every core (``-n auto --dist loadgroup`` in pyproject's
+    addopts): a module's tests go to one worker, so its module-scoped databases are built once;
+    a group a test names itself wins (spark: the two Spark files share one worker's session)."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
 
 
 @pytest.hookimpl(hookwrapper=True)
