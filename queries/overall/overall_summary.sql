@@ -224,10 +224,6 @@ sub_rows AS (
     ) AS x
     GROUP BY run_id, rank, reading, metric, parent_metric, position
 ),
-category_row AS (SELECT * FROM category_rows WHERE reading = 'tracedb'),
-sub_row AS (SELECT * FROM sub_rows WHERE reading = 'tracedb'),
-category_row_m AS (SELECT * FROM category_rows WHERE reading = 'msprof'),
-sub_row_m AS (SELECT * FROM sub_rows WHERE reading = 'msprof'),
 stream_use AS (
     -- per stream: computing kernels (msprof-analyze's compute task types: not an *_SQE scheduler
     -- task) and the copies its SDMA row counts (NPU: every copy task; GPU: HtoD / DtoH / DtoD)
@@ -285,127 +281,111 @@ mem AS (
     WHERE kind IN ('record', 'event')
     GROUP BY run_id, rank
 ),
-metric_row AS (
-    SELECT c.run_id, c.rank, 'Computing Time' AS metric, CAST(NULL AS VARCHAR) AS parent_metric, c.computing_ns AS dur_ns,
-           coalesce((SELECT sum(x.kernel_count) FROM category_row AS x WHERE x.run_id = c.run_id AND x.rank = c.rank), 0)
-               AS kernel_count,
-           CAST(NULL AS BIGINT) AS size_bytes, '1' AS sort_key
-    FROM cap AS c
-    UNION ALL
-    SELECT run_id, rank, metric, parent_metric, dur_ns, kernel_count, NULL, '1.' || position || '.' || metric
-    FROM category_row
-    UNION ALL
-    SELECT s.run_id, s.rank, s.metric, s.parent_metric, s.dur_ns, s.kernel_count, NULL,
-           '1.' || c.position || '.' || s.parent_metric || '.' || s.position
-    FROM sub_row AS s
-    JOIN category_row AS c
-        ON c.run_id = s.run_id AND c.rank = s.rank AND c.metric = s.parent_metric
-    UNION ALL
-    SELECT c.run_id, c.rank, 'Other', 'Computing Time',
-           greatest(0, c.computing_ns - coalesce((SELECT sum(x.dur_ns) FROM category_row AS x
-                                                   WHERE x.run_id = c.run_id AND x.rank = c.rank), 0)),
-           NULL, NULL, '1.C'
-    FROM cap AS c
-    UNION ALL
-    SELECT run_id, rank, 'Uncovered Communication Time', NULL, busy_ns - computing_ns, NULL, NULL, '2'
-    FROM cap
-    UNION ALL
-    SELECT run_id, rank, label, 'Uncovered Communication Time', uncovered_ns,
-           NULL, NULL, '2.' || group_name
-    FROM grp_label
-    UNION ALL
-    SELECT run_id, rank, 'Wait', label, wait_ns, NULL, NULL, '2.' || group_name || '.1'
-    FROM grp_label
-    UNION ALL
-    SELECT run_id, rank, 'Transmit', label, uncovered_ns - wait_ns, NULL, NULL,
-           '2.' || group_name || '.2'
-    FROM grp_label
-    UNION ALL
-    SELECT run_id, rank, 'Uncovered Communication Overlapped', 'Uncovered Communication Time', sum(overlapped_ns),
-           NULL, NULL, '2.~'
+overlap_row AS (
+    -- Uncovered Communication Overlapped and its pairs of groups (the same for both readings)
+    SELECT run_id, rank, 'Uncovered Communication Overlapped' AS metric,
+           'Uncovered Communication Time' AS parent_metric, sum(overlapped_ns) AS dur_ns, '2.~' AS sort_key
     FROM pair
     GROUP BY run_id, rank
     UNION ALL
     SELECT run_id, rank, 'Group ' || group_name || ' Communication & Group ' || other_group_name || ' Communication',
-           'Uncovered Communication Overlapped', overlapped_ns, NULL, NULL, '2.~.' || group_name || '.' || other_group_name
+           'Uncovered Communication Overlapped', overlapped_ns, '2.~.' || group_name || '.' || other_group_name
     FROM pair
+),
+rank_total AS (
+    SELECT run_id, rank, reading, sum(kernel_count) AS kernel_count, sum(dur_ns) AS dur_ns
+    FROM category_rows
+    GROUP BY run_id, rank, reading
+),
+rank_row AS (
+    -- the rows of one number per rank, by tracedb's rules (cap) and by msprof-analyze's (cap_m),
+    -- each CTE read once: Spark inlines every use of a CTE, and a read per row ran its analyzer
+    -- out of heap
+    SELECT c.run_id, c.rank, c.reading, k.metric, k.parent_metric, k.sort_key,
+           CASE k.metric
+               WHEN 'Computing Time' THEN c.computing_ns
+               WHEN 'Other' THEN greatest(0, c.computing_ns - coalesce(t.dur_ns, 0))
+               WHEN 'Uncovered Communication Time' THEN c.uncovered_ns
+               WHEN 'Free Time' THEN c.e2e_ns - c.computing_ns - c.uncovered_ns
+               WHEN 'SDMA' THEN c.copy_ns
+               WHEN 'Free' THEN c.e2e_ns - c.computing_ns - c.uncovered_ns - c.copy_ns
+               ELSE c.e2e_ns
+           END AS dur_ns,
+           CASE k.metric WHEN 'Computing Time' THEN coalesce(t.kernel_count, 0) WHEN 'SDMA' THEN c.copy_count END
+               AS kernel_count
+    FROM (
+        SELECT x.run_id, x.rank, x.reading, x.computing_ns, x.uncovered_ns, x.e2e_ns,
+               CASE WHEN x.reading = 'tracedb' THEN coalesce(d.copy_ns, 0) ELSE coalesce(d.msprof_copy_ns, 0) END
+                   AS copy_ns,
+               CASE WHEN x.reading = 'tracedb' THEN coalesce(d.copy_count, 0) END AS copy_count
+        FROM (SELECT run_id, rank, 'tracedb' AS reading, computing_ns, busy_ns - computing_ns AS uncovered_ns, e2e_ns
+              FROM cap
+              UNION ALL
+              SELECT run_id, rank, 'msprof', computing_ns, uncovered_ns, e2e_ns
+              FROM cap_m) AS x
+        LEFT JOIN sdma AS d
+            ON d.run_id = x.run_id AND d.rank = x.rank
+    ) AS c
+    LEFT JOIN rank_total AS t
+        ON t.run_id = c.run_id AND t.rank = c.rank AND t.reading = c.reading
+    CROSS JOIN (VALUES ('Computing Time', CAST(NULL AS VARCHAR), '1'), ('Other', 'Computing Time', '1.C'),
+                       ('Uncovered Communication Time', NULL, '2'), ('Free Time', NULL, '3'),
+                       ('SDMA', 'Free Time', '3.1'), ('Free', 'Free Time', '3.2'), ('E2E Time', NULL, '4'))
+        AS k(metric, parent_metric, sort_key)
+),
+group_row AS (
+    -- per communication group: its uncovered time, Wait and Transmit, by either reading
+    -- (msprof-analyze's wait: msprof_wait_ns; its label: msprof_label)
+    SELECT g.run_id, g.rank, g.reading,
+           CASE k.part WHEN 'group' THEN g.label WHEN 'wait' THEN 'Wait' ELSE 'Transmit' END AS metric,
+           CASE k.part WHEN 'group' THEN 'Uncovered Communication Time' ELSE g.label END AS parent_metric,
+           CASE k.part WHEN 'group' THEN g.reading_label WHEN 'wait' THEN 'Wait' ELSE 'Transmit' END AS msprof_metric,
+           CASE k.part WHEN 'group' THEN g.uncovered_ns WHEN 'wait' THEN g.reading_wait_ns
+                       ELSE g.uncovered_ns - g.reading_wait_ns END AS dur_ns,
+           '2.' || g.group_name || k.suffix AS sort_key
+    FROM (SELECT l.run_id, l.rank, l.group_name, l.label, l.uncovered_ns, r.reading,
+                 CASE WHEN r.reading = 'msprof' THEN l.msprof_wait_ns ELSE l.wait_ns END AS reading_wait_ns,
+                 CASE WHEN r.reading = 'msprof' THEN l.msprof_label ELSE l.label END AS reading_label
+          FROM grp_label AS l
+          CROSS JOIN (VALUES ('tracedb'), ('msprof')) AS r(reading)) AS g
+    CROSS JOIN (VALUES ('group', ''), ('wait', '.1'), ('transmit', '.2')) AS k(part, suffix)
+),
+reading_row AS (
+    -- every row but Mem Usage, by either reading; msprof_metric is the label msprof-analyze prints
+    SELECT run_id, rank, reading, metric, parent_metric, metric AS msprof_metric, dur_ns, kernel_count, sort_key
+    FROM rank_row
     UNION ALL
-    SELECT run_id, rank, 'Free Time', NULL, e2e_ns - busy_ns, NULL, NULL, '3'
-    FROM cap
+    SELECT run_id, rank, reading, metric, parent_metric, metric, dur_ns, kernel_count, '1.' || position || '.' || metric
+    FROM category_rows
     UNION ALL
-    SELECT c.run_id, c.rank, 'SDMA', 'Free Time', coalesce(d.copy_ns, 0), coalesce(d.copy_count, 0), NULL, '3.1'
-    FROM cap AS c
-    LEFT JOIN sdma AS d
-        ON d.run_id = c.run_id AND d.rank = c.rank
+    SELECT s.run_id, s.rank, s.reading, s.metric, s.parent_metric, s.metric, s.dur_ns, s.kernel_count,
+           '1.' || c.position || '.' || s.parent_metric || '.' || s.position
+    FROM sub_rows AS s
+    JOIN category_rows AS c
+        ON c.run_id = s.run_id AND c.rank = s.rank AND c.reading = s.reading AND c.metric = s.parent_metric
     UNION ALL
-    SELECT c.run_id, c.rank, 'Free', 'Free Time', c.e2e_ns - c.busy_ns - coalesce(d.copy_ns, 0), NULL, NULL, '3.2'
-    FROM cap AS c
-    LEFT JOIN sdma AS d
-        ON d.run_id = c.run_id AND d.rank = c.rank
+    SELECT run_id, rank, reading, metric, parent_metric, msprof_metric, dur_ns, NULL, sort_key
+    FROM group_row
     UNION ALL
-    SELECT run_id, rank, 'E2E Time', NULL, e2e_ns, NULL, NULL, '4'
-    FROM cap
+    SELECT o.run_id, o.rank, r.reading, o.metric, o.parent_metric, o.metric, o.dur_ns, NULL, o.sort_key
+    FROM overlap_row AS o
+    CROSS JOIN (VALUES ('tracedb'), ('msprof')) AS r(reading)
+),
+metric_row AS (
+    -- tracedb's rows
+    SELECT run_id, rank, metric, parent_metric, dur_ns, kernel_count, CAST(NULL AS BIGINT) AS size_bytes, sort_key
+    FROM reading_row
+    WHERE reading = 'tracedb'
     UNION ALL
     SELECT run_id, rank, 'Mem Usage', NULL, NULL, NULL, size_bytes, '5'
     FROM mem
 ),
 msprof_row AS (
     -- msprof-analyze's numbers for the same rows (and the rows only it has), keyed by tracedb's
-    -- labels; msprof_metric is the label it prints
-    SELECT c.run_id, c.rank, 'Computing Time' AS metric, CAST(NULL AS VARCHAR) AS parent_metric,
-           'Computing Time' AS msprof_metric, c.computing_ns AS dur_ns,
-           coalesce((SELECT sum(x.kernel_count) FROM category_row_m AS x WHERE x.run_id = c.run_id AND x.rank = c.rank), 0)
-               AS kernel_count, '1' AS sort_key
-    FROM cap_m AS c
-    UNION ALL
-    SELECT run_id, rank, metric, parent_metric, metric, dur_ns, kernel_count, '1.' || position || '.' || metric
-    FROM category_row_m
-    UNION ALL
-    SELECT s.run_id, s.rank, s.metric, s.parent_metric, s.metric, s.dur_ns, s.kernel_count,
-           '1.' || c.position || '.' || s.parent_metric || '.' || s.position
-    FROM sub_row_m AS s
-    JOIN category_row_m AS c
-        ON c.run_id = s.run_id AND c.rank = s.rank AND c.metric = s.parent_metric
-    UNION ALL
-    SELECT c.run_id, c.rank, 'Other', 'Computing Time', 'Other',
-           greatest(0, c.computing_ns - coalesce((SELECT sum(x.dur_ns) FROM category_row_m AS x
-                                                   WHERE x.run_id = c.run_id AND x.rank = c.rank), 0)),
-           NULL, '1.C'
-    FROM cap_m AS c
-    UNION ALL
-    SELECT run_id, rank, 'Uncovered Communication Time', NULL, 'Uncovered Communication Time', uncovered_ns, NULL, '2'
-    FROM cap_m
-    UNION ALL
-    SELECT run_id, rank, label, 'Uncovered Communication Time', msprof_label, uncovered_ns, NULL, '2.' || group_name
-    FROM grp_label
-    UNION ALL
-    SELECT run_id, rank, 'Wait', label, 'Wait', msprof_wait_ns, NULL, '2.' || group_name || '.1'
-    FROM grp_label
-    UNION ALL
-    SELECT run_id, rank, 'Transmit', label, 'Transmit', uncovered_ns - msprof_wait_ns, NULL, '2.' || group_name || '.2'
-    FROM grp_label
-    UNION ALL
-    SELECT metric_row.run_id, metric_row.rank, metric_row.metric, metric_row.parent_metric, metric_row.metric,
-           metric_row.dur_ns, NULL, metric_row.sort_key
-    FROM metric_row
-    WHERE metric_row.sort_key LIKE '2.~%'
-    UNION ALL
-    SELECT run_id, rank, 'Free Time', NULL, 'Free Time', e2e_ns - computing_ns - uncovered_ns, NULL, '3'
-    FROM cap_m
-    UNION ALL
-    SELECT c.run_id, c.rank, 'SDMA', 'Free Time', 'SDMA', coalesce(d.msprof_copy_ns, 0), NULL, '3.1'
-    FROM cap_m AS c
-    LEFT JOIN sdma AS d
-        ON d.run_id = c.run_id AND d.rank = c.rank
-    UNION ALL
-    SELECT c.run_id, c.rank, 'Free', 'Free Time', 'Free', c.e2e_ns - c.computing_ns - c.uncovered_ns - coalesce(d.msprof_copy_ns, 0),
-           NULL, '3.2'
-    FROM cap_m AS c
-    LEFT JOIN sdma AS d
-        ON d.run_id = c.run_id AND d.rank = c.rank
-    UNION ALL
-    SELECT run_id, rank, 'E2E Time', NULL, 'E2E Time', e2e_ns, NULL, '4'
-    FROM cap_m
+    -- labels
+    SELECT run_id, rank, metric, parent_metric, msprof_metric, dur_ns, kernel_count, sort_key
+    FROM reading_row
+    WHERE reading = 'msprof'
 ),
 both_row AS (
     -- tracedb's rows beside msprof-analyze's: a row either has
