@@ -22,9 +22,13 @@ from ..store import library
 from ..store.db import transaction
 from . import derive
 from .catalog import ROLES, Catalog
-from .command import Command, IngestReport, Plan, plan_runs, rank_files
+from .command import Command, DeriveFailed, IngestReport, Plan, plan_runs, rank_files
+from .detect import RankInput
 from .readers import SplitReadFailed
-from .staging import Staging
+from .staging import Staging, setting_bytes
+
+# the batch size when the memory limit is not a size
+DEFAULT_BATCH = 1 << 30
 
 __all__ = ["IngestReport", "default_jobs", "ingest", "input_size", "plan_runs", "rank_files"]
 
@@ -41,8 +45,10 @@ def input_size(paths: list[str | Path]) -> tuple[int, int]:
 
 def run_plan(command: Command, staging: Staging, plan: Plan, role: str | None,
              allow_mixed: bool) -> set[tuple[int, int]]:
-    """Read one run's new ranks (workers for those :class:`Staging` takes, the rest here), each
-    followed by its derive step; returns the (run_id, rank) pairs rebuilt."""
+    """Read one run's new ranks (workers for those :class:`Staging` takes, the rest here) and
+    derive them: a batch of ranks at a time (:func:`batches`), one derive over each batch, or
+    (``command.batch_bytes`` 0) each rank right after its files. Returns the (run_id, rank)
+    pairs rebuilt."""
     platforms = {u.platform for u in plan.ranks}
     if len(platforms) > 1 and not allow_mixed:
         raise InputError("this input holds GPU and NPU ranks; a run holds one platform.", file=str(plan.source),
@@ -58,14 +64,36 @@ def run_plan(command: Command, staging: Staging, plan: Plan, role: str | None,
     if parallel:
         touched |= staging.run(run_id, plan.run, parallel)
     done = {id(u) for u in parallel}
-    for unit in plan.ranks:
-        if id(unit) in done:
-            continue
-        if command.rank(run_id, plan.run, unit) or (run_id, unit.rank) in command.catalog.dropped_ranks:
-            # derived right after its files: the staging rows of a rank go with its derive
-            command.derive(run_id, unit)
-            touched.add((run_id, unit.rank))
+    for batch in batches([u for u in plan.ranks if id(u) not in done], command.batch_bytes):
+        read = [u for u in batch if command.rank(run_id, plan.run, u)
+                or (run_id, u.rank) in command.catalog.dropped_ranks]
+        # derived right after its batch's files: the staging rows of a rank go with its derive
+        command.derive(run_id, read)
+        touched |= {(run_id, u.rank) for u in read}
     return touched
+
+
+def batches(units: list[RankInput], limit: int) -> list[list[RankInput]]:
+    """The ranks in batches of at most ``limit`` bytes of input each (a rank larger than that is a
+    batch of its own; ``limit`` 0: one rank per batch), in their order."""
+    out: list[list[RankInput]] = []
+    size = 0
+    for unit in units:
+        n = sum(path.stat().st_size for _f, path, _t in rank_files(unit) if path.exists())
+        if not out or not limit or size + n > limit:
+            out.append([])
+            size = 0
+        out[-1].append(unit)
+        size += n
+    return out
+
+
+def batch_bytes(con) -> int:
+    """Input bytes of a batch of ranks read and derived together: the connection's memory limit
+    (a batch's derive steps hold about what one rank of that size holds; bench/RESULTS.md), at
+    least 64 MiB."""
+    limit = setting_bytes(str(con.execute("SELECT current_setting('memory_limit')").fetchone()[0]))
+    return max(limit or DEFAULT_BATCH, 64 << 20)
 
 
 def default_jobs() -> int:
@@ -146,7 +174,11 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
         raise TracedbError("--run names one run; --run-per-path makes one run per PATH: pass one of them.")
     t0 = time.perf_counter()
     jobs = default_jobs() if jobs is None else max(1, int(jobs))
-    for split in (True, False):
+    # first attempt: ranks in batches, large arrays in parallel slices; if DuckDB fails inside
+    # either (the transaction is aborted), again the careful way, rank by rank and in one
+    # piece, which names the file or the rank as it always did
+    batch = 0 if os.environ.get("TRACEDB_INGEST_PER_RANK") else batch_bytes(con)
+    for split, batch in ((True, batch), (False, 0)):
         report = IngestReport()
         plans = plan_runs(paths, run, run_per_path)
         catalog = Catalog(con, replace=replace, say=progress, run_id_floor=id_floor[0], file_id_floor=id_floor[1])
@@ -156,7 +188,7 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
                 if not schema_current:
                     derive.upgrade(con)
                 derive.install_session(con)
-                command = Command(con, catalog, report, progress, bar, split, step_range_pattern)
+                command = Command(con, catalog, report, progress, bar, split, step_range_pattern, batch)
                 staging = Staging(command, jobs)
                 touched = set()
                 for plan in plans:
@@ -169,6 +201,8 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
         except SplitReadFailed:
             # DuckDB aborted the transaction (rolled back): start again, reading every file in one piece
             progress("parallel read failed; reading the files again in one piece")
+        except DeriveFailed:
+            progress("deriving a batch of ranks failed; reading and deriving them again rank by rank")
         finally:
             catalog.close()
             if staging is not None:

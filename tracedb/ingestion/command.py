@@ -1,6 +1,6 @@
-"""One ingest command's work on one rank inside its transaction: claim each file in the
-catalog, run its reader, record it, then the rank's derive step. :mod:`tracedb.ingestion` runs it
-rank by rank; :mod:`tracedb.ingestion.staging` runs it in a worker process per rank."""
+"""One ingest command's work inside its transaction: claim each file of a rank in the catalog,
+run its reader, record it; the derive step of a batch of ranks. :mod:`tracedb.ingestion` runs
+it batch by batch; :mod:`tracedb.ingestion.staging` runs it in a worker process per rank."""
 from __future__ import annotations
 
 import os
@@ -69,13 +69,21 @@ def rank_files(unit: RankInput) -> list[tuple[str, Path, str | None]]:
     return out
 
 
+class DeriveFailed(Exception):
+    """The derive step of a batch of ranks failed in DuckDB (the transaction is aborted): the
+    caller runs the ingest again rank by rank, where a failure names its rank."""
+
+
 class Command:
-    """One attempt at an ingest command inside its transaction: the ranks' reads and derive steps."""
+    """One attempt at an ingest command inside its transaction: the ranks' reads and derive steps.
+
+    ``batch_bytes``: the input bytes of the ranks read before one derive over them
+    (:func:`tracedb.ingestion.batches`); 0 derives each rank right after its files."""
 
     def __init__(self, con, catalog: Catalog, report: IngestReport, say: Callable[[str], None],
-                 bar: Bar | None, split: bool, step_range_pattern: str | None = None):
+                 bar: Bar | None, split: bool, step_range_pattern: str | None = None, batch_bytes: int = 0):
         self.con, self.catalog, self.report, self.say, self.bar, self.split = con, catalog, report, say, bar, split
-        self.step_range_pattern = step_range_pattern
+        self.step_range_pattern, self.batch_bytes = step_range_pattern, batch_bytes
 
     def rank(self, run_id: int, run_name: str, unit: RankInput) -> bool:
         """Read the new files of one rank; True if any."""
@@ -114,12 +122,18 @@ class Command:
         write_kineto_devices(self.con, file_id, run_id, rank, meta)
         return rank
 
-    def derive(self, run_id: int, unit: RankInput) -> None:
-        """The derive step of a rank; a failure (values the files allow but SQL cannot combine)
-        becomes an InputError naming the rank's input."""
+    def derive(self, run_id: int, units: list[RankInput]) -> None:
+        """The derive step of ranks of a run, once over all of them; a failure (values the files
+        allow but SQL cannot combine) becomes an InputError naming the rank's input, or, for
+        more than one rank, :class:`DeriveFailed` (the ingest runs again rank by rank)."""
+        if not units:
+            return
         try:
-            derive.run(self.con, run_id, unit.rank)
+            derive.run_set(self.con, [(run_id, u.rank) for u in units])
         except duckdb.Error as e:
+            if len(units) > 1:
+                raise DeriveFailed(str(e)) from e
+            unit = units[0]
             if (oom := out_of_memory(e, str(unit.source))) is not None:
                 raise oom from e
             raise InputError(f"cannot combine the files of rank {unit.rank}: {str(e).splitlines()[0]}",
