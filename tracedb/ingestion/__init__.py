@@ -65,8 +65,8 @@ def run_plan(command: Command, staging: Staging, plan: Plan, role: str | None,
         touched |= staging.run(run_id, plan.run, parallel)
     done = {id(u) for u in parallel}
     for batch in batches([u for u in plan.ranks if id(u) not in done], command.batch_bytes):
-        read = [u for u in batch if command.rank(run_id, plan.run, u)
-                or (run_id, u.rank) in command.catalog.dropped_ranks]
+        new = {id(u) for u in command.ranks(run_id, plan.run, batch)}
+        read = [u for u in batch if id(u) in new or (run_id, u.rank) in command.catalog.dropped_ranks]
         # derived right after its batch's files: the staging rows of a rank go with its derive
         command.derive(run_id, read)
         touched |= {(run_id, u.rank) for u in read}

@@ -16,7 +16,7 @@ from . import derive
 from .catalog import Catalog, rank_origin
 from .detect import RankInput, detect
 from .metadata import write_kineto_devices
-from .readers import READERS, SplitReadFailed
+from .readers import READERS, SplitReadFailed, trace_set
 from .readers.hccl_trace import same_execution
 from .sources.errors import translate_read_error
 from .sources.file import SourceFile
@@ -85,8 +85,21 @@ class Command:
         self.con, self.catalog, self.report, self.say, self.bar, self.split = con, catalog, report, say, bar, split
         self.step_range_pattern, self.batch_bytes = step_range_pattern, batch_bytes
 
-    def rank(self, run_id: int, run_name: str, unit: RankInput) -> bool:
-        """Read the new files of one rank; True if any."""
+    def ranks(self, run_id: int, run_name: str, units: list[RankInput]) -> list[RankInput]:
+        """Read the new files of a batch of ranks; returns the ranks that got any. The
+        trace_view.json files of the batch are read in one statement (:mod:`.readers.trace_set`)
+        when it has several of them and the ranks are batched (``batch_bytes``); every other
+        file on its own, in rank order."""
+        together: list[SourceFile] | None = [] if self.batch_bytes and self.split else None
+        new = [u for u in units if self.rank(run_id, run_name, u, together)]
+        if together:
+            self.read_together(together)
+        return new
+
+    def rank(self, run_id: int, run_name: str, unit: RankInput, together: list[SourceFile] | None = None) -> bool:
+        """Read the new files of one rank; True if any. ``together``: where a trace_view.json
+        file that :func:`.readers.trace_set.eligible` takes goes, claimed and recorded now, to be
+        read with the batch's others (:meth:`read_together`)."""
         new = False
         for fmt, path, op_tag in rank_files(unit):
             claim = self.catalog.claim(run_id, None if fmt == "kineto" else unit.rank, fmt, path)
@@ -95,6 +108,12 @@ class Command:
             f = SourceFile(claim.file_id, run_id, unit.rank, fmt, path, framework=unit.framework, op_tag=op_tag,
                            split=self.split, bar=self.bar, step_range_pattern=self.step_range_pattern,
                            assign_rank=lambda meta, fid=claim.file_id: self.kineto_meta(run_id, unit, fid, meta))
+            if together is not None and fmt == "trace_view" and unit.rank is not None and trace_set.eligible(path):
+                self.catalog.reserve(claim, run_id, unit.rank, fmt, path)
+                together.append(f)
+                self.report.files_ingested.append(str(path))
+                new = True
+                continue
             n = self.read(f)
             if unit.rank is None or fmt == "kineto":
                 unit.rank = f.rank
@@ -114,6 +133,28 @@ class Command:
             self.say(f"run {run_name}: rank {unit.rank} ({rank_origin(unit)}): {unit.source}")
             self.catalog.upsert_rank(run_id, unit)
         return new
+
+    def read_together(self, files: list[SourceFile]) -> None:
+        """Read the reserved trace_view.json files of a batch: in one statement, or one alone
+        the usual way (a large one in parallel slices); their rows go into the catalog."""
+        if len(files) == 1:
+            rows = {files[0].file_id: self.read(files[0])}
+        else:
+            size = sum(f.path.stat().st_size for f in files)
+            self.say(f"ingest {len(files)} trace_view.json files ({size / 1e6:.1f} MB) in one read")
+            t0 = time.perf_counter()
+            try:
+                rows = trace_set.read(self.con, files)
+            except (TracedbError, SplitReadFailed):
+                raise
+            except Exception as e:   # noqa: BLE001 - as Command.read: the one error boundary
+                raise SplitReadFailed(f"{type(e).__name__}: {e}") from e
+            dt = time.perf_counter() - t0
+            self.say(f"  {sum(rows.values()):,} rows in {dt:.1f} s" + (f", {size / 1e6 / dt:.0f} MB/s" if dt > 0.05 else ""))
+        for f in files:
+            self.catalog.finish(f.file_id, rows[f.file_id])
+            if rows[f.file_id]:
+                self.report.add(READERS["trace_view"].table, rows[f.file_id])
 
     def kineto_meta(self, run_id: int, unit: RankInput, file_id: int, meta: dict) -> int:
         """A Kineto trace's top-level keys, once its reader has them: the rank (catalog) and

@@ -1,0 +1,156 @@
+"""The set-based ingest (issue 44): a batch of ranks is read with one statement per format
+(the trace_view.json files together) and derived once, and writes the same rows as the
+per-rank path (``TRACEDB_INGEST_PER_RANK=1``: each file on its own, each rank derived right
+after its files); a bad file among many is named as the per-rank path names it."""
+from __future__ import annotations
+
+import json
+import re
+
+import duckdb
+import pytest
+
+from conftest import KINETO, LEVEL1, ingest_paths, rows
+from tracedb.errors import InputError
+from tracedb.ingestion import derive
+from tracedb.ingestion.readers import trace_set
+
+
+def _rank(root, rank: int, events: list[dict], numeric_ts: bool = False):
+    """A rank folder with ``events`` as trace_view.json; ``numeric_ts``: every ts written as a
+    JSON number (its digits as they are) instead of a string."""
+    d = root / f"host{rank}_123_20250101_ascend_pt"
+    (d / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    text = json.dumps(events)
+    if numeric_ts:
+        text = re.sub(r'"ts": "([0-9.]+)"', r'"ts": \1', text)
+    (d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text(text)
+    (d / f"profiler_info_{rank}.json").write_text(json.dumps({"rank_id": str(rank)}))
+    return d
+
+
+def _events(rank: int) -> list[dict]:
+    """A small torch_npu trace: names, a step, an op, a device task and its flow; ts as text."""
+    base = 1719000000100000 + rank * 1000
+
+    def ts(us: str) -> str:         # base + "10.125": µs with 3 decimals, as torch_npu writes them
+        whole, frac = us.split(".")
+        return f"{base + int(whole)}.{frac}"
+    return [
+        {"ph": "M", "name": "process_name", "pid": 10 + rank, "tid": 0, "args": {"name": "Python"}},
+        {"ph": "M", "name": "process_name", "pid": 93422560, "tid": 0, "args": {"name": "Ascend Hardware"}},
+        {"ph": "M", "name": "process_labels", "pid": 93422560, "tid": 0, "args": {"labels": f"NPU {rank}"}},
+        {"ph": "M", "name": "thread_name", "pid": 93422560, "tid": 2, "args": {"name": "Stream 2"}},
+        {"ph": "X", "name": "ProfilerStep#1", "pid": 10 + rank, "tid": 1, "ts": ts("0.250"), "dur": 900.5,
+         "cat": "cpu_op"},
+        {"ph": "X", "name": "aten::mm", "pid": 10 + rank, "tid": 1, "ts": ts("10.125"), "dur": 100,
+         "cat": "cpu_op", "args": {"Input Dims": [[64, 32], [32, 16]], "Input type": ["float", "float"]}},
+        {"ph": "X", "name": "aclnnMm_MatMulV2", "pid": 93422560, "tid": 2, "ts": ts("120.500"), "dur": 50.5,
+         "args": {"Task Type": "AI_CORE"}},
+        {"ph": "s", "name": "torch_to_npu", "id": 7, "pid": 10 + rank, "tid": 1, "ts": ts("10.125"),
+         "cat": "async_npu", "bp": "e"},
+        {"ph": "f", "name": "torch_to_npu", "id": 7, "pid": 93422560, "tid": 2, "ts": ts("120.500"),
+         "cat": "async_npu", "bp": "e"},
+    ]
+
+
+def _tables(db) -> dict[str, list]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        out = {}
+        for (t,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall():
+            cols = [c for (c,) in con.execute("SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' "
+                                              "AND table_name = ? ORDER BY column_index", [t]).fetchall()
+                    if c != "ingested_at"]
+            out[t] = sorted(map(repr, con.execute(f'SELECT {", ".join(chr(34) + c + chr(34) for c in cols)} '
+                                                  f'FROM "{t}"').fetchall()))
+        return out
+    finally:
+        con.close()
+
+
+@pytest.fixture
+def spy(monkeypatch):
+    """Count the set reads and the ranks of each derive."""
+    seen = {"reads": [], "derives": []}
+    read, run_set = trace_set.read, derive.run_set
+    monkeypatch.setattr(trace_set, "read", lambda con, files, *a: seen["reads"].append(len(files)) or
+                        read(con, files, *a))
+    monkeypatch.setattr(derive, "run_set", lambda con, ranks: seen["derives"].append(len(set(ranks))) or
+                        run_set(con, ranks))
+    return seen
+
+
+def _both(tmp_path, monkeypatch, *paths):
+    """(set-based database, per-rank database) of the same inputs."""
+    a, b = tmp_path / "set.duckdb", tmp_path / "rank.duckdb"
+    ingest_paths(a, *paths)
+    monkeypatch.setenv("TRACEDB_INGEST_PER_RANK", "1")
+    ingest_paths(b, *paths)
+    monkeypatch.delenv("TRACEDB_INGEST_PER_RANK")
+    return a, b
+
+
+def test_set_ingest_writes_the_per_rank_rows_level1(tmp_path, monkeypatch, spy):
+    """Two real torch_npu ranks (trace_view, kernel_details, communication, memory, …): their
+    trace_view.json files in one read, one derive over both ranks; every table holds the rows of
+    the per-rank path."""
+    a, b = _both(tmp_path, monkeypatch, LEVEL1)
+    assert spy["reads"] == [2] and spy["derives"][0] == 2 and spy["derives"][1:] == [1, 1]
+    assert _tables(a) == _tables(b)
+    assert rows(a, "SELECT count(*) FROM event")[0][0] > 0
+
+
+def test_set_ingest_writes_the_per_rank_rows_kineto(tmp_path, monkeypatch, spy):
+    """Two sampled Kineto ranks (gzip object traces: read one by one), derived together."""
+    a, b = _both(tmp_path, monkeypatch, KINETO)
+    assert spy["reads"] == [] and spy["derives"] == [2, 1, 1]
+    assert _tables(a) == _tables(b)
+
+
+def test_raw_ts_file_in_a_set_is_read_again_on_its_own(tmp_path, monkeypatch, spy):
+    """Three ranks read together; rank 1's ts are JSON numbers of epoch µs with decimals, which
+    the typed read cannot give exactly (a double): its rows come from the raw read, exact to the
+    ns, the others' from the set read."""
+    root = tmp_path / "job"
+    for r in range(3):
+        _rank(root, r, _events(r), numeric_ts=(r == 1))
+    again = []
+    insert_events = trace_set.insert_events
+    monkeypatch.setattr(trace_set, "insert_events", lambda con, f, *a, **k: again.append(f.rank) or
+                        insert_events(con, f, *a, **k))
+    a, b = _both(tmp_path, monkeypatch, root)
+    assert spy["reads"] == [3] and again == [1]
+    assert _tables(a) == _tables(b)
+    # 1719000000101000 + 10.125 µs, written as a JSON number: 1719000000101010.125 in ns exactly
+    assert rows(a, "SELECT rank, ts_ns FROM event WHERE name = 'aten::mm' ORDER BY rank") == [
+        (0, 1719000000100010125), (1, 1719000000101010125), (2, 1719000000102010125)]
+    assert rows(a, "SELECT DISTINCT rank, process_name, thread_name FROM event WHERE name = 'aclnnMm_MatMulV2' "
+                   "ORDER BY rank") == [(0, "Ascend Hardware", "Stream 2"), (1, "Ascend Hardware", "Stream 2"),
+                                        (2, "Ascend Hardware", "Stream 2")]
+    assert rows(a, "SELECT rank, device_id FROM rank ORDER BY rank") == [(0, 0), (1, 1), (2, 2)]
+    # aten::mm is each rank's one op (ProfilerStep#1 is a step), launching its one kernel
+    assert rows(a, "SELECT rank, op_id FROM kernel ORDER BY rank") == [(0, 1), (1, 1), (2, 1)]
+
+
+def test_a_bad_file_among_many_is_named_as_on_its_own(tmp_path, monkeypatch):
+    """A trace_view.json broken inside (an event cut, the array still closed) among three: the
+    set read fails in DuckDB, the ingest reads the files again one by one, and the error is the
+    per-rank path's: the file and the place; nothing is written."""
+    root = tmp_path / "job"
+    for r in range(3):
+        _rank(root, r, _events(r))
+    bad = next(root.glob("host1_*")) / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    text = bad.read_text()
+    bad.write_text(text.replace('"aten::mm", "pid": 11,', '"aten::mm", "pid": 11 "oops",', 1))
+    errors = []
+    for per_rank in (False, True):
+        if per_rank:
+            monkeypatch.setenv("TRACEDB_INGEST_PER_RANK", "1")
+        db = tmp_path / f"bad{per_rank}.duckdb"
+        with pytest.raises(InputError) as e:
+            ingest_paths(db, root)
+        errors.append((str(e.value), e.value.file, e.value.place))
+        assert not db.exists()          # the file this ingest created is removed again
+    assert errors[0] == errors[1]
+    assert errors[0][1] == str(bad)
