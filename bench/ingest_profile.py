@@ -54,7 +54,7 @@ def instrument() -> None:
     from tracedb.ingestion import command, derive
     from tracedb.store import library
     wrap(command.Command, "read", lambda self, f: f"read {f.format}")
-    wrap(command.Command, "read_together", "read trace_view (one statement)")
+    wrap(command.Command, "read_together", lambda self, fmt, files: f"read {fmt} ({len(files)} files, one statement)")
     steps = {s.sql: s.name for s in derive._steps()}
     guards = {s.guard: s.name for s in derive._steps() if s.guard}
     execute = derive.execute

@@ -13,12 +13,12 @@ import pytest
 from conftest import KINETO, LEVEL1, ingest_paths, rows
 from tracedb.errors import InputError
 from tracedb.ingestion import derive
-from tracedb.ingestion.readers import trace_set
+from tracedb.ingestion.readers import SET_READERS, SetReader, trace_set
 
 
-def _rank(root, rank: int, events: list[dict], numeric_ts: bool = False):
+def _rank(root, rank: int, events: list[dict], numeric_ts: bool = False, kernels: str | None = None):
     """A rank folder with ``events`` as trace_view.json; ``numeric_ts``: every ts written as a
-    JSON number (its digits as they are) instead of a string."""
+    JSON number (its digits as they are) instead of a string; ``kernels``: its kernel_details.csv."""
     d = root / f"host{rank}_123_20250101_ascend_pt"
     (d / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
     text = json.dumps(events)
@@ -26,6 +26,8 @@ def _rank(root, rank: int, events: list[dict], numeric_ts: bool = False):
         text = re.sub(r'"ts": "([0-9.]+)"', r'"ts": \1', text)
     (d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text(text)
     (d / f"profiler_info_{rank}.json").write_text(json.dumps({"rank_id": str(rank)}))
+    if kernels is not None:
+        (d / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv").write_text(kernels)
     return d
 
 
@@ -71,11 +73,14 @@ def _tables(db) -> dict[str, list]:
 
 @pytest.fixture
 def spy(monkeypatch):
-    """Count the set reads and the ranks of each derive."""
-    seen = {"reads": [], "derives": []}
-    read, run_set = trace_set.read, derive.run_set
-    monkeypatch.setattr(trace_set, "read", lambda con, files, *a: seen["reads"].append(len(files)) or
-                        read(con, files, *a))
+    """The files of each read of many files (trace_view.json reads), the kernel_details.csv
+    reads, and the ranks of each derive."""
+    seen = {"reads": [], "csv_reads": [], "derives": []}
+    for fmt, key in (("trace_view", "reads"), ("kernel_details", "csv_reads")):
+        reader = SET_READERS[fmt]
+        monkeypatch.setitem(SET_READERS, fmt, SetReader(reader.takes, lambda con, files, r=reader.read, k=key:
+                                                        seen[k].append(len(files)) or r(con, files)))
+    run_set = derive.run_set
     monkeypatch.setattr(derive, "run_set", lambda con, ranks: seen["derives"].append(len(set(ranks))) or
                         run_set(con, ranks))
     return seen
@@ -96,7 +101,7 @@ def test_set_ingest_writes_the_per_rank_rows_level1(tmp_path, monkeypatch, spy):
     trace_view.json files in one read, one derive over both ranks; every table holds the rows of
     the per-rank path."""
     a, b = _both(tmp_path, monkeypatch, LEVEL1)
-    assert spy["reads"] == [2] and spy["derives"][0] == 2 and spy["derives"][1:] == [1, 1]
+    assert spy["reads"] == [2] and spy["csv_reads"] == [2] and spy["derives"] == [2, 1, 1]
     assert _tables(a) == _tables(b)
     assert rows(a, "SELECT count(*) FROM event")[0][0] > 0
 
@@ -154,3 +159,67 @@ def test_a_bad_file_among_many_is_named_as_on_its_own(tmp_path, monkeypatch):
         assert not db.exists()          # the file this ingest created is removed again
     assert errors[0] == errors[1]
     assert errors[0][1] == str(bad)
+
+
+# kernel_details.csv of two header variants: Level1 with a PMU column (ranks 0 and 2, read in one
+# INSERT) and Level0 (rank 1, a header of its own: read alone); start times with torch_npu's TAB
+LEVEL1_CSV = ("Step Id,Stream ID,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),"
+              "aic_mac_ratio\n"
+              "1,2,aclnnMm_MatMulV2,MatMulV2,AI_CORE,{a}.500\t,50.5,0,0.25\n"
+              "1,2,aclnnAdd_Add,Add,AI_VECTOR_CORE,{b}.001\t,3.25,1.5,N/A\n")
+LEVEL0_CSV = ("Name,Type,Accelerator Core,Start Time(us),Duration(us)\n"
+              "aclnnMm_MatMulV2,MatMulV2,AI_CORE,{a}.500\t,50.5\n")
+
+
+def _kernel_ranks(root, bad: dict[int, tuple[str, str]] | None = None):
+    """Three ranks with trace_view.json and kernel_details.csv (rank 1 Level0); ``bad``: rank →
+    (text, replacement) made once in its CSV."""
+    for r in range(3):
+        base = 1719000000100000 + r * 1000         # as _events: the kernels at +120.5 and +200.001 µs
+        text = (LEVEL0_CSV if r == 1 else LEVEL1_CSV).format(a=base + 120, b=base + 200)
+        if bad and r in bad:
+            text = text.replace(*bad[r], 1)
+        _rank(root, r, _events(r), kernels=text)
+
+
+def test_kernel_details_of_a_set_read_together(tmp_path, monkeypatch, spy):
+    """The kernel_details.csv files of three ranks go to the set reader together (ranks 0 and 2
+    share a header: one INSERT; rank 1's own header: alone); every table equals the per-rank
+    path's, kernel ids are each file's row numbers and the PMU rows only the Level1 files'."""
+    root = tmp_path / "job"
+    _kernel_ranks(root)
+    a, b = _both(tmp_path, monkeypatch, root)
+    assert spy["csv_reads"] == [3]
+    assert _tables(a) == _tables(b)
+    # by hand from LEVEL1_CSV / LEVEL0_CSV: (rank, kernel_id, step, stream_id) per row
+    assert rows(a, "SELECT rank, kernel_id, step, stream_id FROM kernel_details_raw ORDER BY rank, kernel_id") == [
+        (0, 1, 1, "2"), (0, 2, 1, "2"), (1, 1, None, None), (2, 1, 1, "2"), (2, 2, 1, "2")]
+    assert rows(a, "SELECT rank, kernel_id, aic_mac_ratio FROM kernel_pmu_raw ORDER BY rank, kernel_id") == [
+        (0, 1, 0.25), (2, 1, 0.25)]
+    # 1719000000102000 + 200.001 µs = 1719000000102200001 ns; 3.25 µs; wait 1.5 µs
+    assert rows(a, "SELECT ts_ns, dur_ns, wait_ns FROM kernel WHERE rank = 2 AND name = 'aclnnAdd_Add'") == [
+        (1719000000102200001, 3250, 1500)]
+
+
+@pytest.mark.parametrize("rank, edit, message", [
+    # a Step Id that is not a number: DuckDB fails the shared INSERT of ranks 0 and 2
+    (2, ("1,2,aclnnAdd", "x,2,aclnnAdd"), "column 'Step Id' holds a value that is not a number"),
+    # a negative duration: the INSERT succeeds, the row check after it refuses the file
+    (2, (",3.25,", ",-1,"), "column 'Duration(us)' is negative"),
+    # a duration that is not a number in the file read alone (its own header)
+    (1, (",50.5", ",x"), "column 'Duration(us)' is empty, not a number or out of range"),
+])
+def test_a_bad_kernel_details_among_many_is_named(tmp_path, spy, rank, edit, message):
+    """A bad cell on line 3 of one of three kernel_details.csv read together: the error names
+    that file and line (as the per-rank path does: the ingest reads the files again rank by
+    rank to name the first bad one); nothing is written."""
+    root = tmp_path / "job"
+    _kernel_ranks(root, {rank: edit})
+    bad = next(root.glob(f"host{rank}_*")) / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    db = tmp_path / "bad.duckdb"
+    with pytest.raises(InputError) as e:
+        ingest_paths(db, root)
+    assert spy["csv_reads"][0] == 3            # the set read ran first
+    assert (e.value.file, e.value.place) == (str(bad), "line 3" if rank != 1 else "line 2")
+    assert message in str(e.value)
+    assert not db.exists()

@@ -174,9 +174,9 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
         raise TracedbError("--run names one run; --run-per-path makes one run per PATH: pass one of them.")
     t0 = time.perf_counter()
     jobs = default_jobs() if jobs is None else max(1, int(jobs))
-    # first attempt: ranks in batches, large arrays in parallel slices; if DuckDB fails inside
-    # either (the transaction is aborted), again the careful way, rank by rank and in one
-    # piece, which names the file or the rank as it always did
+    # first attempt: ranks in batches, large arrays in parallel slices; if it fails on the input
+    # (DuckDB aborts the transaction on its own errors), again the careful way, rank by rank and
+    # file by file, each in one piece, which names the file or the rank as it always did
     batch = 0 if os.environ.get("TRACEDB_INGEST_PER_RANK") else batch_bytes(con)
     for split, batch in ((True, batch), (False, 0)):
         report = IngestReport()
@@ -203,6 +203,12 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
             progress("parallel read failed; reading the files again in one piece")
         except DeriveFailed:
             progress("deriving a batch of ranks failed; reading and deriving them again rank by rank")
+        except InputError:
+            if not batch:
+                raise
+            # a bad file read with its batch's others: the error of the file-by-file reading,
+            # which names the first bad file in rank order, is the one to give
+            progress("a file is bad; reading the files again rank by rank to name the first bad one")
         finally:
             catalog.close()
             if staging is not None:

@@ -16,7 +16,7 @@ from . import derive
 from .catalog import Catalog, rank_origin
 from .detect import RankInput, detect
 from .metadata import write_kineto_devices
-from .readers import READERS, SplitReadFailed, trace_set
+from .readers import READERS, SET_READERS, SplitReadFailed
 from .readers.hccl_trace import same_execution
 from .sources.errors import translate_read_error
 from .sources.file import SourceFile
@@ -86,20 +86,21 @@ class Command:
         self.step_range_pattern, self.batch_bytes = step_range_pattern, batch_bytes
 
     def ranks(self, run_id: int, run_name: str, units: list[RankInput]) -> list[RankInput]:
-        """Read the new files of a batch of ranks; returns the ranks that got any. The
-        trace_view.json files of the batch are read in one statement (:mod:`.readers.trace_set`)
-        when it has several of them and the ranks are batched (``batch_bytes``); every other
-        file on its own, in rank order."""
-        together: list[SourceFile] | None = [] if self.batch_bytes and self.split else None
+        """Read the new files of a batch of ranks; returns the ranks that got any. When the
+        ranks are batched (``batch_bytes``), the files of a format with a reader of many files
+        (:data:`.readers.SET_READERS`) are read together, after the others; every other file on
+        its own, in rank order."""
+        together: dict[str, list[SourceFile]] | None = {} if self.batch_bytes and self.split else None
         new = [u for u in units if self.rank(run_id, run_name, u, together)]
-        if together:
-            self.read_together(together)
+        for fmt, files in (together or {}).items():
+            self.read_together(fmt, files)
         return new
 
-    def rank(self, run_id: int, run_name: str, unit: RankInput, together: list[SourceFile] | None = None) -> bool:
-        """Read the new files of one rank; True if any. ``together``: where a trace_view.json
-        file that :func:`.readers.trace_set.eligible` takes goes, claimed and recorded now, to be
-        read with the batch's others (:meth:`read_together`)."""
+    def rank(self, run_id: int, run_name: str, unit: RankInput,
+             together: dict[str, list[SourceFile]] | None = None) -> bool:
+        """Read the new files of one rank; True if any. ``together``: where a file that a reader
+        of many files takes goes, per format, claimed and recorded now, to be read with the
+        batch's others (:meth:`read_together`)."""
         new = False
         for fmt, path, op_tag in rank_files(unit):
             claim = self.catalog.claim(run_id, None if fmt == "kineto" else unit.rank, fmt, path)
@@ -108,9 +109,9 @@ class Command:
             f = SourceFile(claim.file_id, run_id, unit.rank, fmt, path, framework=unit.framework, op_tag=op_tag,
                            split=self.split, bar=self.bar, step_range_pattern=self.step_range_pattern,
                            assign_rank=lambda meta, fid=claim.file_id: self.kineto_meta(run_id, unit, fid, meta))
-            if together is not None and fmt == "trace_view" and unit.rank is not None and trace_set.eligible(path):
+            if together is not None and fmt in SET_READERS and unit.rank is not None and SET_READERS[fmt].takes(path):
                 self.catalog.reserve(claim, run_id, unit.rank, fmt, path)
-                together.append(f)
+                together.setdefault(fmt, []).append(f)
                 self.report.files_ingested.append(str(path))
                 new = True
                 continue
@@ -134,17 +135,17 @@ class Command:
             self.catalog.upsert_rank(run_id, unit)
         return new
 
-    def read_together(self, files: list[SourceFile]) -> None:
-        """Read the reserved trace_view.json files of a batch: in one statement, or one alone
-        the usual way (a large one in parallel slices); their rows go into the catalog."""
+    def read_together(self, fmt: str, files: list[SourceFile]) -> None:
+        """Read the reserved files of one format of a batch: in one statement, or one alone the
+        usual way (a large trace in parallel slices); their rows go into the catalog."""
         if len(files) == 1:
             rows = {files[0].file_id: self.read(files[0])}
         else:
             size = sum(f.path.stat().st_size for f in files)
-            self.say(f"ingest {len(files)} trace_view.json files ({size / 1e6:.1f} MB) in one read")
+            self.say(f"ingest {len(files)} {fmt} files ({size / 1e6:.1f} MB) in one read")
             t0 = time.perf_counter()
             try:
-                rows = trace_set.read(self.con, files)
+                rows = SET_READERS[fmt].read(self.con, files)
             except (TracedbError, SplitReadFailed):
                 raise
             except Exception as e:   # noqa: BLE001 - as Command.read: the one error boundary
@@ -154,7 +155,7 @@ class Command:
         for f in files:
             self.catalog.finish(f.file_id, rows[f.file_id])
             if rows[f.file_id]:
-                self.report.add(READERS["trace_view"].table, rows[f.file_id])
+                self.report.add(READERS[fmt].table, rows[f.file_id])
 
     def kineto_meta(self, run_id: int, unit: RankInput, file_id: int, meta: dict) -> int:
         """A Kineto trace's top-level keys, once its reader has them: the rank (catalog) and
