@@ -67,7 +67,8 @@ def instrument() -> None:
             return execute(con, sql, *a)
     derive.execute = timed_execute
     wrap(library, "install_if_changed", "view library")
-    wrap(ingestion, "_checkpoint", "checkpoint")
+    wrap(ingestion, "_checkpoint", "checkpoint")                 # before main's store.faults
+    wrap(ingestion, "checkpoint_after_commit", "checkpoint")
     transaction = ingestion.transaction
 
     @contextmanager

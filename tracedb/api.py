@@ -2,7 +2,7 @@
 
 In a notebook, ``tracedb.open(path)`` (:func:`open_database`) keeps one read-only connection; a :class:`Result` shows as a table
 with units (ms, GiB, %) and :meth:`Result.df` gives the raw values as a pandas DataFrame (run
-from the repository root, as tests/test_docs.py does):
+from the repository root, as tests/docs/test_docs.py does):
 
 >>> import tracedb
 >>> tracedb.ingest(["fixtures/ascend/level1"], db="example.duckdb").runs
@@ -36,8 +36,9 @@ from .query.result import Result
 from .query.rows import Rows, run_query
 from .runs import RoleChange, runs_rename, runs_rm, runs_set_role
 from .store.db import connect as connect_db, resolve_db_path
-from .store.session import (DEFAULT_INGEST_MEMORY, check_runs, edit_session, read_session, require_runs,
-                            translate, writing)
+from .store.faults import read_every_block
+from .store.session import (DEFAULT_INGEST_MEMORY, check_scope, edit_session, empty_runs, read_session,
+                            require_runs, translate, writing)
 
 if TYPE_CHECKING:
     from .compare.command import CompareReport
@@ -177,12 +178,14 @@ def ingest(paths: Sequence[str | Path], db: str | Path | None = None, *, run: st
     with writing(db, threads=threads, memory_limit=memory_limit, storage_version=storage_version) as w:
         report = lazy.ingestion.ingest(w.con, list(paths), run=run, role=role, replace=replace,
                                        run_per_path=run_per_path, allow_mixed_platforms=allow_mixed_platforms,
-                                       progress=progress, bar=bar, step_range_pattern=step_range_pattern, jobs=jobs)
-        w.keep()        # committed: a failure from here on must not remove the file
-        if role is not None or (report.files_ingested and w.con.execute(
-                "SELECT count(*) FROM run WHERE role IS NOT NULL AND run_name IN (SELECT unnest(?::VARCHAR[]))",
-                [report.runs]).fetchone()[0]):
-            lazy.compare_store.align_role_pair(w.con, progress)          # a role was set, or a run of the pair grew
+                                       progress=progress, bar=bar, step_range_pattern=step_range_pattern, jobs=jobs,
+                                       checkpoint=False)
+        # committed: a failure from here on is a warning (exit 0) and the file stays; one CHECKPOINT at the end
+        with w.after_commit(progress, "the op alignment of the baseline/comparison pair") as con:
+            if role is not None or (report.files_ingested and con.execute(
+                    "SELECT count(*) FROM run WHERE role IS NOT NULL AND run_name IN (SELECT unnest(?::VARCHAR[]))",
+                    [report.runs]).fetchone()[0]):
+                lazy.compare_store.align_role_pair(con, progress)          # a role was set, or a run of the pair grew
         return report
 
 
@@ -265,19 +268,17 @@ def query_rows(name_or_sql: str, db: str | Path | None = None, *, baseline: str 
 def check(db: str | Path | None = None, run: str | None = None) -> tuple[Result, int]:
     """Consistency findings (view ``check_finding``), optionally for one run.
 
+    Every table is read in full first, so a block whose checksum does not match (a damaged
+    file) raises the TracedbError "the database file is damaged" naming the table.
+
     Returns:
         (findings, number of errors).
     """
-    res = query("check_finding", db=db, run=run)
+    with read_session(db) as con:
+        read_every_block(con, resolve_db_path(db))
+        res = run_query(con, query_text("check_finding"), run=run)
     errors = sum(1 for r in res.rows if r[0] == "error")
     return res, errors
-
-
-def _check_scope(con, db, run: str | None, baseline: str | None, comparison: str | None) -> None:
-    """Refuse unknown run names (listing the runs) and half a pair."""
-    check_runs(con, db, run, baseline, comparison)
-    if (baseline is None) != (comparison is None):
-        raise QueryError("--baseline and --comparison go together.")
 
 
 def summary(db: str | Path | None = None, *, run: str | None = None, baseline: str | None = None,
@@ -288,11 +289,17 @@ def summary(db: str | Path | None = None, *, run: str | None = None, baseline: s
     shows it; see :mod:`tracedb.findings.summary`.
 
     Raises:
-        QueryError: an unknown run name.
+        QueryError: an unknown run name; the same run as baseline and comparison.
     """
     with read_session(db) as con:
-        _check_scope(con, db, run, baseline, comparison)
-        return lazy.summary.summarize(con, run=run, baseline=baseline, comparison=comparison)
+        check_scope(con, db, run, baseline, comparison)
+        found = lazy.summary.summarize(con, run=run, baseline=baseline, comparison=comparison)
+        empty = empty_runs(con, [run] if run else None)
+    for name, files in reversed(empty):      # said first among the run's findings
+        at = next((i for i, f in enumerate(found) if f.run_name == name), len(found))
+        found.insert(at, lazy.summary.Finding(name, "empty run", f"empty run: its {files} file(s) held no event, "
+                                              "kernel, step or other row tracedb reads", "tracedb runs"))
+    return found
 
 
 def report(path: str | Path, db: str | Path | None = None, *, run: str | None = None, baseline: str | None = None,
@@ -305,7 +312,7 @@ def report(path: str | Path, db: str | Path | None = None, *, run: str | None = 
     if not Path(path).parent.is_dir():
         raise QueryError(f"cannot write {path}: the folder {Path(path).parent} does not exist.")
     with read_session(db) as con:
-        _check_scope(con, db, run, baseline, comparison)
+        check_scope(con, db, run, baseline, comparison)
         rep = lazy.report.write_report(con, path, run=run, baseline=baseline, comparison=comparison)
     if png is not None:
         lazy.browser.write_pngs(rep, png)

@@ -21,13 +21,16 @@ from .engine import duckdb
 from .store.library import SqlObject, install, load_library
 from .store.schema import apply_schema
 
-MARKER = re.compile(r"<!-- tracedb: ([a-z-]+)(?: ([^ ]+))? -->")
+# a marker is a line of its own (one quoted in a sentence or a code span is left as it is)
+MARKER = re.compile(r"^<!-- tracedb: ([a-z-]+)(?: ([^ ]+))? -->$", re.M)
 
 
+@lru_cache(maxsize=1)
 def _public() -> list[SqlObject]:
     return sorted((o for o in load_library() if o.schema == "main"), key=lambda o: (o.topic, o.name))
 
 
+@lru_cache(maxsize=1)
 def view_index() -> str:
     """A table of the public views and table macros: name (linked to its reference), kind,
     topic and what it answers."""
@@ -60,6 +63,7 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+@lru_cache(maxsize=1)
 def view_reference() -> str:
     """Every public view and table macro: its header sections (Grain, Source, Reference, Units,
     …), its parameters, and its columns with type and comment (unit and source)."""
@@ -91,6 +95,7 @@ def _commands() -> list[list[str]]:
     return out
 
 
+@lru_cache(maxsize=1)
 def cli_reference() -> str:
     """Each command's --help, as the terminal shows it at 100 columns."""
     runner = CliRunner()

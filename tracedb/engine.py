@@ -5,7 +5,7 @@
 importing the package costs every command ~0.1-0.2 s more, half of the cold-start budget
 (bench/RESULTS.md). connect, execute, fetch and the exception classes are the engine's own, the
 same objects ``import duckdb`` re-exports. This is the one module that knows of ``_duckdb``;
-every other module imports ``duckdb`` from here (tests/test_engine.py pins the DuckDB versions
+every other module imports ``duckdb`` from here (tests/cli/test_pins.py pins the DuckDB versions
 it was written against). :func:`tracedb.connect` and :class:`tracedb.Database` (a user's
 connection, with the relation API) import the package itself.
 """

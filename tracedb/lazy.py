@@ -26,11 +26,12 @@ MODULES = {
     "export_parquet": "tracedb.export.parquet",  # tracedb export --parquet
     "export_perfetto": "tracedb.export.perfetto",  # tracedb export --perfetto
     # libraries
-    "adbc_sqlite": "adbc_driver_sqlite.dbapi",
-    "duckdb_package": "duckdb",                  # the relation API and Arrow scans (tracedb.engine.use_package)   # SQLite inputs (torch_npu DB, Nsight exports)
+    "adbc_sqlite": "adbc_driver_sqlite.dbapi",   # SQLite inputs (torch_npu DB, Nsight exports)
+    "duckdb_package": "duckdb",                  # the relation API and Arrow scans (tracedb.engine.use_package)
     "go": "plotly.graph_objects",                # tracedb report
     "np": "numpy",                               # op alignment of tracedb compare
     "pa": "pyarrow",                             # SQLite rows staged as Arrow
+    "pc": "pyarrow.compute",                     # the checks of SQLite rows staged as Arrow
     "pd": "pandas",                              # Result.df()
     "pio": "plotly.io",                          # tracedb report
     "plotly_offline": "plotly.offline",          # tracedb report: the embedded plotly.js

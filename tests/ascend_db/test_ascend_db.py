@@ -97,6 +97,7 @@ def step_trace_time(rank_dir: Path) -> dict[int, dict[str, Decimal]]:
         con.close()
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("rel", RANK_DIRS, ids=lambda r: r.split("/")[0] + "/" + r.split("/")[-1])
 def test_step_breakdown_matches_analysis_db(rel, tmp_path):
     rank_dir = corpus_dir(rel)
@@ -114,6 +115,7 @@ def test_step_breakdown_matches_analysis_db(rel, tmp_path):
             assert within(got[step][metric], value), (step, metric, got[step][metric], value)
 
 
+@pytest.mark.corpus
 def test_old_exporter_books_task_union(tmp_path):
     """The 2024 analysis.db communication is the union of the HCCL task intervals; ours is the union
     of the HCCL op spans (the rule of step_trace_time.csv and the 2025 exporter). Both computed
@@ -142,6 +144,7 @@ def _comm_reference(rank_dir: Path):
     return times, bw
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("rel", RANK_DIRS, ids=lambda r: r.split("/")[0] + "/" + r.split("/")[-1])
 def test_comm_op_and_bandwidth_match_comm_analyzer(rel, tmp_path):
     """Tolerances of tests/comm/test_comm_reference.py: max(1 µs, 0.1 %) for times, max(1 B, 0.1 %)
@@ -165,6 +168,7 @@ def test_comm_op_and_bandwidth_match_comm_analyzer(rel, tmp_path):
         assert abs(band - gbps) <= max(0.0001, abs(gbps) * 0.001), (name, transport, band, gbps)
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("rel", RANK_DIRS[1:], ids=lambda r: r.split("/")[0] + "/" + r.split("/")[-1])
 def test_kernels_are_the_raw_tasks_exactly(rel, tmp_path):
     rank_dir = corpus_dir(rel)
@@ -208,6 +212,7 @@ def _tree(api_rows):
     return out
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("rel", RANK_DIRS[1:], ids=lambda r: r.split("/")[0] + "/" + r.split("/")[-1])
 def test_op_tree_is_the_stack_walk_of_pytorch_api(rel, tmp_path):
     rank_dir = corpus_dir(rel)
@@ -226,6 +231,7 @@ def test_op_tree_is_the_stack_walk_of_pytorch_api(rel, tmp_path):
     assert rows(db, "SELECT count(*) FROM op WHERE source <> 'ascend_db' OR depth IS NULL") == [(0,)]
 
 
+@pytest.mark.corpus
 def test_kernel_op_and_launch_follow_the_connection_ids(tmp_path):
     rank_dir = corpus_dir(f"{NEW}/rank0_ascend_pt")
     pdb = profiler_db(rank_dir)
@@ -254,6 +260,7 @@ def test_kernel_op_and_launch_follow_the_connection_ids(tmp_path):
     assert rows(db, "SELECT sum(kernel_total_count) FROM op WHERE depth = 0") == [(n,)]
 
 
+@pytest.mark.corpus
 def test_memory_rows_are_the_db_tables(tmp_path):
     rank_dir = corpus_dir(f"{NEW}/rank0_ascend_pt")
     pdb = profiler_db(rank_dir)
@@ -269,6 +276,7 @@ def test_memory_rows_are_the_db_tables(tmp_path):
     assert rows(db, "SELECT count(*) FROM memory_peak") != [(0,)]
 
 
+@pytest.mark.corpus
 def test_text_and_db_forms_count_the_same_kernels_and_ops(tmp_path):
     """The 2025 text and DB exports are two captures of the same job (PROVENANCE.md: separate runs,
     same step, same model): kernel counts, communication ops and the framework ops per (name,
@@ -302,6 +310,7 @@ def test_text_and_db_forms_count_the_same_kernels_and_ops(tmp_path):
         (len(kd), sum(1 for line in kd if ",HCCL," in line))]
 
 
+@pytest.mark.corpus
 def test_text_and_db_in_one_folder_read_once_from_the_db(tmp_path):
     """A rank folder with both forms: the DB and analysis.db are read, the text files are not."""
     db_dir = corpus_dir(f"{NEW}/rank0_ascend_pt")
@@ -318,6 +327,7 @@ def test_text_and_db_in_one_folder_read_once_from_the_db(tmp_path):
     assert rows(db, "SELECT count(*) FROM event") == [(0,)]
 
 
+@pytest.mark.corpus
 def test_files_in_any_order_give_the_same_rows(tmp_path):
     """analysis.db then the profiler DB in a second command: the derive steps keep every DB row."""
     rank_dir = corpus_dir(f"{NEW}/rank1_ascend_pt")
@@ -334,6 +344,7 @@ def test_files_in_any_order_give_the_same_rows(tmp_path):
         assert rows(one, sql) == rows(two, sql), sql
 
 
+@pytest.mark.corpus
 def test_msprof_analyze_output_is_refused_with_what_to_ingest(tmp_path):
     out = tmp_path / "cluster_analysis_output"
     out.mkdir()
@@ -367,6 +378,7 @@ def test_not_sqlite_is_refused_and_nothing_written(tmp_path):
     assert not db.exists() or rows(db, "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'kernel'") == [(0,)]
 
 
+@pytest.mark.corpus
 def test_text_then_db_form_of_a_rank_is_a_second_capture(tmp_path):
     """A rank ingested from its text files refuses the DB form in a later command (and the
     reverse); --replace swaps one form for the other, leaving no row of the old one."""
@@ -388,6 +400,7 @@ def test_text_then_db_form_of_a_rank_is_a_second_capture(tmp_path):
         ingest_paths(alone, text_dir / OUT / "kernel_details.csv", run="r")
 
 
+@pytest.mark.corpus
 def test_replacing_a_db_replaces_its_op_step_and_meta_rows(tmp_path):
     new = profiler_db(corpus_dir(f"{NEW}/rank0_ascend_pt"))
     old = profiler_db(corpus_dir(f"{OLD}/rank0_ascend_pt"))
@@ -399,6 +412,7 @@ def test_replacing_a_db_replaces_its_op_step_and_meta_rows(tmp_path):
         assert rows(db, f"SELECT count(*) FROM {table}") == rows(alone, f"SELECT count(*) FROM {table}"), table
 
 
+@pytest.mark.corpus
 def test_every_view_works_on_a_db_only_ingest(tmp_path):
     """Both ranks of the 2025 capture from their DBs alone: every public view runs and has rows
     (op_diff needs a baseline and a comparison run; check_finding finds nothing to report)."""
@@ -420,13 +434,15 @@ def test_every_view_works_on_a_db_only_ingest(tmp_path):
                   "host_thread_state",    # OS runtime / scheduler / runtime events: Nsight and Kineto only
                   "range_time",           # annotated ranges: this capture has no MSTX_EVENTS rows
                   "sync_copy",            # no synchronous copy or synchronisation call recorded
-                  "cpu_utilization"}      # MindSpore minddata_cpu_utilization files
+                  "cpu_utilization",      # MindSpore minddata_cpu_utilization files
+                  "idle_time_hta"}        # HTA's rules read the GPU events of a Kineto trace
     empty = [v for v in views if rows(db, f"SELECT count(*) FROM {v}")[0][0] == 0]
     assert set(empty) <= pair | empty_here, sorted(set(empty) - pair - empty_here)
     assert rows(db, "SELECT count(*) FROM check_finding WHERE severity = 'error'") == [(0,)]
     assert rows(db, "SELECT count(DISTINCT rank) FROM slow_rank") == [(2,)]
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("rel", RANK_DIRS, ids=lambda r: r.split("/")[0] + "/" + r.split("/")[-1])
 def test_comm_matrix_sums_equal_comm_analyzer_matrix_totals(rel, tmp_path):
     """comm_matrix summed per (op type, link) against CommAnalyzerMatrix's "<type>-total" rows
@@ -454,6 +470,7 @@ def test_comm_matrix_sums_equal_comm_analyzer_matrix_totals(rel, tmp_path):
         assert ours == transport, key
 
 
+@pytest.mark.corpus
 def test_a_db_file_alone_takes_its_rank_from_its_name(tmp_path):
     src = profiler_db(corpus_dir(f"{NEW}/rank1_ascend_pt"))
     alone = tmp_path / "copies" / src.name
@@ -466,6 +483,7 @@ def test_a_db_file_alone_takes_its_rank_from_its_name(tmp_path):
         ("1",), ("1",)]
 
 
+@pytest.mark.corpus
 def test_a_time_that_is_not_an_integer_is_refused_with_table_column_and_row(tmp_path):
     rank = tmp_path / "rank0_ascend_pt"
     shutil.copytree(corpus_dir(f"{NEW}/rank0_ascend_pt"), rank, ignore=shutil.ignore_patterns("analysis.db"))
@@ -482,6 +500,7 @@ def test_a_time_that_is_not_an_integer_is_refused_with_table_column_and_row(tmp_
     assert not db.exists() or rows(db, "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'kernel'") == [(0,)]
 
 
+@pytest.mark.corpus
 def test_text_columns_null_in_a_whole_first_batch(tmp_path, monkeypatch):
     """The driver types a column from its first Arrow batch; a text column whose first batch is all
     NULL must still read its later strings (batches of 4 rows here)."""
@@ -504,6 +523,7 @@ def test_text_columns_null_in_a_whole_first_batch(tmp_path, monkeypatch):
     assert rows(db, "SELECT count(*) FROM profiler_db_meta WHERE name = 'ENV_VARIABLES' AND value LIKE '{%'") == [(1,)]
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("rowid", [1, 9])
 def test_a_real_among_integers_is_refused_not_rounded(tmp_path, rowid):
     """A REAL in an INTEGER column (first row: the driver would type the column double; later:
@@ -520,6 +540,8 @@ def test_a_real_among_integers_is_refused_not_rounded(tmp_path, rowid):
     assert "COMMUNICATION_TASK_INFO.size" in str(e.value) and f"rowid {rowid}" in str(e.value)
 
 
+@pytest.mark.process
+@pytest.mark.corpus
 def test_the_cli_reads_a_profiler_db_in_its_own_process(tmp_path):
     """`tracedb ingest` as users run it: a fresh interpreter, where tracedb has loaded DuckDB's
     engine module without the duckdb package. DuckDB 2.0 scans the reader's Arrow batches only

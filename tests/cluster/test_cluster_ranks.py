@@ -20,7 +20,7 @@ from decimal import Decimal
 
 import pytest
 
-from conftest import FIXTURES, corpus_path, ingest_paths, rows
+from conftest import FIXTURES, LEVEL1, corpus_path, ingest_paths, ingested, rows
 from tracedb.ingestion.readers.profiler_metadata import double_hash
 
 COLUMNS = ("computing_ns", "communication_not_overlapped_ns", "overlapped_ns", "communication_ns", "free_ns",
@@ -66,6 +66,7 @@ def test_double_hash_is_msprof_group_name():
     assert double_hash("group_name_19") == "3985310405473756128"
 
 
+@pytest.mark.corpus
 def test_parallel_layout_equals_msprof(level2):
     _, db = level2
     got = rows(db, "SELECT rank, dp_index, pp_index, tp_index, stage_index, stage_ranks, pipeline_ranks "
@@ -77,6 +78,7 @@ def test_parallel_layout_equals_msprof(level2):
         (0, 0, "(0, 1)", "(0, 2)"), (1, 0, "(0, 1)", "(1, 3)"), (2, 1, "(2, 3)", "(0, 2)"), (3, 1, "(2, 3)", "(1, 3)")]
 
 
+@pytest.mark.corpus
 def test_cluster_step_has_every_rank_and_msprof_numbers(level2):
     run, db = level2
     got = {r[0]: r[1:] for r in rows(db, f"SELECT rank, source, {', '.join(COLUMNS)}, e2e_ns, dp_index, pp_index, "
@@ -103,6 +105,7 @@ def test_cluster_step_has_every_rank_and_msprof_numbers(level2):
         assert us_to_ns(text[1].split(",")[2]) == got[rank][1]
 
 
+@pytest.mark.corpus
 def test_stage_rows_equal_msprof(level2):
     _, db = level2
     got = rows(db, f"SELECT stage_index, stage_ranks, rank_count, source, {', '.join(COLUMNS)} "
@@ -116,6 +119,7 @@ def test_stage_rows_equal_msprof(level2):
             assert abs(v - w) <= (110 if (g[1], col) == ("(0, 1)", "stage_ns") else 0), (g[1], col, v, w)
 
 
+@pytest.mark.corpus
 def test_slow_rank_compares_all_four_ranks(level2):
     _, db = level2
     got = rows(db, "SELECT rank, source, rank_count, behind_fastest_ns FROM slow_rank WHERE step = 13 ORDER BY rank")
@@ -125,6 +129,7 @@ def test_slow_rank_compares_all_four_ranks(level2):
     assert [b for *_, b in got] == [810022360 - 809431660, 0, 809803200 - 809431660, 810150340 - 809431660]
 
 
+@pytest.mark.corpus
 def test_comm_views_take_communication_json_for_ranks_without_trace(level2):
     run, db = level2
     for rank in range(4):
@@ -149,7 +154,7 @@ def test_comm_views_take_communication_json_for_ranks_without_trace(level2):
 
 def test_ranks_with_a_trace_keep_recomputed_numbers(tmp_path):
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, FIXTURES / "ascend/level1")
+    ingested(db, LEVEL1)
     assert rows(db, "SELECT DISTINCT source FROM comm_op") == [("recomputed",)]
     assert rows(db, "SELECT DISTINCT source FROM comm_bandwidth") == [("recomputed",)]
     assert {s.split(" ")[0] for (s,) in rows(db, "SELECT source FROM cluster_step")} == {"recomputed"}
@@ -159,6 +164,7 @@ def test_ranks_with_a_trace_keep_recomputed_numbers(tmp_path):
     assert rows(db, "SELECT count(*) FROM cluster_step_stage") == [(0,)]
 
 
+@pytest.mark.corpus
 def test_without_metadata_no_stages(tmp_path):
     """msprof-analyze needs the pg_name "pp" of a p2p group to find pipelines: without
     profiler_metadata.json there are no stage rows and no indices."""

@@ -21,24 +21,30 @@ MATRIX_TYPES = re.compile("send|reduce|invalid|broadcast|allreduce|receive|allga
                           "alltoall|alltoallv|alltoallvc|batchsendrecv")
 
 
-def trace_rank_dirs() -> list[Path]:
-    """Corpus rank folders with trace_view.json and communication.json, else the fixtures."""
+def trace_rank_dirs(first: bool = False) -> list:
+    """The fixture rank folders, and the corpus rank folders with trace_view.json and
+    communication.json (marked corpus: CI runs them); ``first``: the first of each."""
     found = []
     if CORPUS.exists():
         for out in sorted(CORPUS.rglob("ASCEND_PROFILER_OUTPUT")):
             if (out / "trace_view.json").exists() and (out / "communication.json").exists():
                 found.append(out.parent)
-    return found or [FIXTURES / "ascend/level1/rank0_ascend_pt", FIXTURES / "ascend/level1/rank1_ascend_pt"]
+    fixtures = [FIXTURES / "ascend/level1/rank0_ascend_pt", FIXTURES / "ascend/level1/rank1_ascend_pt"]
+    if first:
+        fixtures, found = fixtures[:1], found[:1]
+    return ([pytest.param(p, id=f"fixtures/{p.name}") for p in fixtures]
+            + [pytest.param(p, marks=pytest.mark.corpus, id=short_id(p)) for p in found])
 
 
-def json_only_rank_dirs() -> list[Path]:
-    """Corpus rank folders with communication.json but no trace_view.json."""
+def json_only_rank_dirs() -> list:
+    """Corpus rank folders with communication.json but no trace_view.json (the test is marked
+    corpus: without the corpus its parameter set is empty)."""
     found = []
     if CORPUS.exists():
         for out in sorted(CORPUS.rglob("ASCEND_PROFILER_OUTPUT")):
             if (out / "communication.json").exists() and not (out / "trace_view.json").exists():
                 found.append(out.parent)
-    return found
+    return [pytest.param(p, marks=pytest.mark.corpus, id=short_id(p)) for p in found]
 
 
 def short_id(p: Path) -> str:
@@ -82,7 +88,7 @@ def ingest_without_comm_json(rank_dir: Path, tmp_path: Path) -> Path:
     return db
 
 
-@pytest.mark.parametrize("rank_dir", trace_rank_dirs(), ids=lambda p: short_id(p))
+@pytest.mark.parametrize("rank_dir", trace_rank_dirs())
 def test_comm_op_equals_communication_time_info(rank_dir, tmp_path):
     doc = json.loads((rank_dir / "ASCEND_PROFILER_OUTPUT/communication.json").read_text(), parse_float=Decimal)
     expected = {name: info["Communication Time Info"] for _, name, _, info in ops_of(doc)}
@@ -106,7 +112,7 @@ def test_comm_op_equals_communication_time_info(rank_dir, tmp_path):
         assert ours[8] == "collective"
 
 
-@pytest.mark.parametrize("rank_dir", trace_rank_dirs(), ids=lambda p: short_id(p))
+@pytest.mark.parametrize("rank_dir", trace_rank_dirs())
 def test_comm_bandwidth_equals_communication_bandwidth_info(rank_dir, tmp_path):
     doc = json.loads((rank_dir / "ASCEND_PROFILER_OUTPUT/communication.json").read_text(), parse_float=Decimal)
     expected = {(name, t): v for _, name, _, info in ops_of(doc)
@@ -129,7 +135,7 @@ def test_comm_bandwidth_equals_communication_bandwidth_info(rank_dir, tmp_path):
     assert moved > 0
 
 
-@pytest.mark.parametrize("rank_dir", trace_rank_dirs(), ids=lambda p: short_id(p))
+@pytest.mark.parametrize("rank_dir", trace_rank_dirs())
 def test_comm_matrix_sums_equal_type_totals(rank_dir, tmp_path):
     doc = json.loads((rank_dir / "ASCEND_PROFILER_OUTPUT/communication_matrix.json").read_text(),
                      parse_float=Decimal)
@@ -164,7 +170,7 @@ def test_comm_matrix_sums_equal_type_totals(rank_dir, tmp_path):
     assert total == {k: v[0] for k, v in sums.items()}
 
 
-@pytest.mark.parametrize("rank_dir", trace_rank_dirs()[:1], ids=lambda p: p.name)
+@pytest.mark.parametrize("rank_dir", trace_rank_dirs(first=True))
 def test_comm_op_check_all_ok_with_the_reference_ingested(rank_dir, tmp_path):
     db = tmp_path / "t.duckdb"
     ingest_paths(db, rank_dir)
@@ -176,7 +182,8 @@ def test_comm_op_check_all_ok_with_the_reference_ingested(rank_dir, tmp_path):
     assert rows(db, "SELECT count(*) FROM comm_op_check WHERE NOT within_tolerance") == [(0,)]
 
 
-@pytest.mark.parametrize("rank_dir", json_only_rank_dirs(), ids=lambda p: short_id(p))
+@pytest.mark.corpus
+@pytest.mark.parametrize("rank_dir", json_only_rank_dirs())
 def test_reference_without_trace_ingests_and_is_reported_missing(rank_dir, tmp_path):
     out = rank_dir / "ASCEND_PROFILER_OUTPUT"
     doc = json.loads((out / "communication.json").read_text())

@@ -11,13 +11,15 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from conftest import FIXTURES, corpus_path, rows
+from conftest import LEVEL1_2024, corpus_path, rows
 from tracedb import api
 from tracedb.compare.command import run_compare
 from tracedb.errors import InputError
 
+pytestmark = pytest.mark.corpus          # every test reads ../shared/corpus
+
 L1 = "msinsight/test/data/pytorch/text/level1"
-OTHER = FIXTURES / "ascend" / "level1_2024_rank0_ascend_pt"
+OTHER = LEVEL1_2024
 
 
 def _tables(db) -> dict[str, list[tuple]]:
@@ -246,6 +248,7 @@ def test_out_of_memory_says_which_setting_to_raise(tmp_path):
     assert not db.exists()
 
 
+@pytest.mark.process
 def test_two_sides_with_worker_processes_at_once(tmp_path, monkeypatch):
     """On a machine with cores for worker processes, both sides stage their ranks in workers
     at the same time and publish them through their own attached staging files."""

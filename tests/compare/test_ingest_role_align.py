@@ -7,9 +7,13 @@ Expected values: msprof-analyze 26.2.0's OperatorCompare sheet for the corpus le
 """
 from __future__ import annotations
 
+import pytest
+
 from conftest import corpus_path, rows
 from tracedb import api
 from tracedb.compare.command import run_compare
+
+pytestmark = pytest.mark.corpus          # every test reads ../shared/corpus
 
 L1 = "msinsight/test/data/pytorch/text/level1"
 FIRST = ["enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", "aten::to", "aten::to",

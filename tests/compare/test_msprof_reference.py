@@ -25,6 +25,8 @@ import pytest
 from conftest import corpus_path, ingest_paths, rows
 from tracedb.compare.command import run_compare
 
+pytestmark = pytest.mark.corpus          # every test reads ../shared/corpus
+
 L1 = "msinsight/test/data/pytorch/text/level1"
 OLD = "msinsight-2024/test/data/pytorch/text/level1/rank0_ascend_pt"
 GPU = "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.pt.trace.json.gz"

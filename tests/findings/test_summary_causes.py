@@ -176,8 +176,8 @@ def _hardware_views(con):
 
 
 def test_hardware_findings_only_where_their_views_exist(db, tmp_path):
-    """Without shape_efficiency / precision_share / rank_flops (issue 41, not merged) the findings
-    are skipped; with views of the assumed columns they speak."""
+    """A run whose kernels carry no shapes, precisions or FLOPs (the micro runs) gets none of the
+    hardware findings (issue 41's views are there, empty for it); with rows they speak."""
     hardware = (compute_findings.misaligned_shape, compute_findings.precision_mix, compute_findings.flops)
     con = duckdb.connect(str(db), read_only=True)
     try:

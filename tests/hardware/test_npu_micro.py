@@ -178,7 +178,7 @@ def test_rank_flops_applies_mindinsights_rule_to_the_mindspore_ranks(db):
 def test_op_diff_and_op_alignment_show_each_sides_precision(db):
     import duckdb
 
-    from tracedb.compare import align
+    from tracedb.compare.store import align
     con = duckdb.connect(str(db))
     try:
         ids = dict(con.execute("SELECT run_name, run_id FROM run").fetchall())

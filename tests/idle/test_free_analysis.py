@@ -82,6 +82,7 @@ def _memcpy_tasks(rank: int) -> list[tuple[int, int]]:
         con.close()
 
 
+@pytest.mark.corpus
 def test_free_intervals_equal_msprofs_top_ten(db):
     want = [(r, s, e) for r, s, e, *_ in _msprof()]
     got = rows(db, "SELECT rank, start_ns, end_ns FROM free_analysis WHERE free_order <= 10 ORDER BY rank, free_order")
@@ -93,6 +94,7 @@ def test_free_intervals_equal_msprofs_top_ten(db):
         [(0, 90, 25258144, 2040), (1, 90, 25840499, 1960)]
 
 
+@pytest.mark.corpus
 def test_reasons_equal_msprofs_where_the_tasks_are_stored(db):
     got = {(r, s): reason for r, s, reason in
            rows(db, "SELECT rank, start_ns, reason FROM free_analysis WHERE free_order <= 10")}
@@ -106,6 +108,7 @@ def test_reasons_equal_msprofs_where_the_tasks_are_stored(db):
             assert got[(rank, start)] == kind, (rank, start)
 
 
+@pytest.mark.corpus
 def test_device_task_rule_with_the_memcpy_tasks_as_copies(db, tmp_path):
     # store the profiler DB's MEMCPY_ASYNC tasks as copy rows (as an NPU copy reader would):
     # the three intervals msprof finds a MEMCPY_ASYNC in become device_task with msprof's
@@ -137,6 +140,7 @@ def test_device_task_rule_with_the_memcpy_tasks_as_copies(db, tmp_path):
             assert n == 0 and abs(gpy - py) <= 512 and abs(gcann - cann) <= 512
 
 
+@pytest.mark.corpus
 def test_idle_times_are_msprofs_through_float64(db):
     # msprof's Pytorch / Cann Idle Time = next end − previous end of the linked PyTorch op /
     # CANN launch call, computed on float64 values: the same subtraction on our exact ends cast

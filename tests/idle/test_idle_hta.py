@@ -28,6 +28,8 @@ import pytest
 
 from conftest import corpus_path, ingest_paths, rows
 
+pytestmark = pytest.mark.corpus          # every test reads ../shared/corpus
+
 HTA_LAUNCH_NAMES = "('cudaLaunchKernel', 'cudaLaunchKernelExC', 'cudaMemcpyAsync', 'cudaMemsetAsync')"
 
 

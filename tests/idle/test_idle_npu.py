@@ -6,6 +6,8 @@ import pytest
 
 from conftest import corpus_path, ingest_paths, rows
 
+pytestmark = pytest.mark.corpus          # every test reads ../shared/corpus
+
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):

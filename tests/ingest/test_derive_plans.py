@@ -12,6 +12,7 @@ import json
 import re
 
 import duckdb
+import pytest
 
 from conftest import corpus_path, ingest_paths
 
@@ -25,6 +26,7 @@ def _operators(node: dict) -> list[str]:
     return out
 
 
+@pytest.mark.corpus
 def test_every_asof_join_of_the_derive_steps_plans_as_an_asof_join(tmp_path):
     from tracedb.ingestion import derive
 

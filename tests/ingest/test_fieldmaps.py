@@ -10,11 +10,11 @@ import re
 
 import pytest
 
-from conftest import FIXTURES, ingest_paths, rows
+from conftest import MINDSPORE, RANK0, ingest_paths, rows
 from tracedb.ingestion.fieldmaps import Field, missing
 
-OUT = FIXTURES / "ascend/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"
-MS = FIXTURES / "mindspore/profiler"
+OUT = RANK0 / "ASCEND_PROFILER_OUTPUT"
+MS = MINDSPORE
 
 # map module -> (reader module, a fixture of the format)
 MAPS = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 import gzip
 import json
 
-from conftest import CORPUS, FIXTURES, corpus_path, ingest_paths, rows
+from conftest import CORPUS, FIXTURES, KINETO, corpus_path, ingest_paths, ingested, rows
 
 
 def kineto(events, **top):
@@ -110,7 +110,7 @@ def test_hash_while_parsing_and_same_size_files(tmp_path):
 
 def test_fixture_traces_one_kernel_row_per_kernel_event(tmp_path):
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, FIXTURES / "kineto")          # a folder of traces: one run, one rank per file
+    ingested(db, KINETO)          # a folder of traces: one run, one rank per file
     expected = {}
     for r in (0, 1):
         doc = json.load(gzip.open(FIXTURES / f"kineto/sampled_rank-{r}.json.gz"))
@@ -123,6 +123,7 @@ def test_fixture_traces_one_kernel_row_per_kernel_event(tmp_path):
     assert rows(db, "SELECT count(*) > 0 FROM step_breakdown WHERE step IS NOT NULL") == [(True,)]
 
 
+@pytest.mark.corpus
 def test_every_corpus_kineto_trace_ingests(tmp_path):
     import pytest
     traces = sorted(CORPUS.rglob("*.json.gz")) if CORPUS.exists() else []

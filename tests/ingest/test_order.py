@@ -8,11 +8,9 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from conftest import FIXTURES, ingest_paths
+from conftest import KINETO, RANK0, ingest_paths
 
-RANK0 = FIXTURES / "ascend/level1/rank0_ascend_pt"
 OUT = RANK0 / "ASCEND_PROFILER_OUTPUT"
-KINETO = FIXTURES / "kineto"
 TABLES = ("run", "rank", "step", "event", "kernel", "op", "link", "memory", "kernel_details_raw",
           "profiler_step_trace", "profiler_comm_op", "profiler_comm_bandwidth", "profiler_comm_matrix",
           "profiler_parallel_group", "profiler_distributed_args")
@@ -61,6 +59,7 @@ def ingest_in_order(db, commands, **kw):
         ingest_paths(db, *paths, run="r", **kw)
 
 
+@pytest.mark.slow           # a campaign: seven orders of up to eleven ingests each (17 s of CPU)
 def test_ascend_rank_in_every_order_gives_identical_rows(tmp_path):
     base = None
     for i, (name, commands) in enumerate(ASCEND_ORDERS.items()):

@@ -13,11 +13,10 @@ import sys
 import duckdb
 import pytest
 
-from conftest import FIXTURES, ingest_paths
+from conftest import FIXTURES, LEVEL1, ingest_paths
 from tracedb.errors import InputError
 from tracedb.ingestion.staging import setting_bytes, worker_settings
 
-LEVEL1 = FIXTURES / "ascend/level1"          # rank0_ascend_pt, rank1_ascend_pt
 GEN = FIXTURES.parent.parent / "shared" / "bench" / "gen_traces.py"
 
 
@@ -47,6 +46,7 @@ def _no_staging_left(folder):
     assert not [p for p in folder.iterdir() if p.name.startswith(".tracedb-staging-")]
 
 
+@pytest.mark.process
 def test_two_ranks_in_two_workers_equal_one_after_another(tmp_path):
     seq, par = tmp_path / "seq.duckdb", tmp_path / "par.duckdb"
     a = ingest_paths(seq, LEVEL1, run="r", jobs=1)
@@ -63,6 +63,7 @@ def test_two_ranks_in_two_workers_equal_one_after_another(tmp_path):
     _no_staging_left(tmp_path)
 
 
+@pytest.mark.process
 def test_reingest_in_parallel_adds_nothing(tmp_path):
     db = tmp_path / "t.duckdb"
     ingest_paths(db, LEVEL1, run="r", jobs=2)
@@ -72,6 +73,7 @@ def test_reingest_in_parallel_adds_nothing(tmp_path):
     assert snapshot(db) == before
 
 
+@pytest.mark.process
 def test_new_ranks_beside_held_ones(tmp_path):
     """rank 0 first (sequential), then the folder: rank 1 alone is new (one new rank: read here);
     the result equals the folder in one command."""
@@ -86,6 +88,7 @@ def test_new_ranks_beside_held_ones(tmp_path):
             assert got[name] == want[name], name
 
 
+@pytest.mark.process
 def test_a_bad_rank_leaves_the_database_as_it_was(tmp_path):
     src = tmp_path / "job"
     shutil.copytree(LEVEL1, src)
@@ -112,6 +115,7 @@ def test_worker_share_of_the_settings():
     assert worker_settings(con, 8)[0] == 1
 
 
+@pytest.mark.process
 @pytest.mark.skipif(not GEN.exists(), reason="../shared/bench/gen_traces.py not beside the checkout")
 def test_four_generated_ranks_in_two_workers_equal_one_after_another(tmp_path):
     subprocess.run([sys.executable, str(GEN), "--out", str(tmp_path / "g"), "--ranks", "4", "--steps", "2",

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ingest_paths, rows
+from conftest import FIXTURES, MINDSPORE, RANK0, ingest_paths, rows
 from tracedb.errors import InputError
 
-OUT = FIXTURES / "ascend/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"
-MS = FIXTURES / "mindspore/profiler"
+OUT = RANK0 / "ASCEND_PROFILER_OUTPUT"
+MS = MINDSPORE
 KINETO = FIXTURES / "kineto/sampled_rank-0.json.gz"
 
 # format -> (file name a lone file is recognised by, fixture)

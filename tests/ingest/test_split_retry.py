@@ -2,9 +2,13 @@
 reading every file in one piece and ends with exactly the rows of a plain ingest."""
 from __future__ import annotations
 
+import pytest
+
 from conftest import corpus_path, rows
 from tracedb import api
 from tracedb.ingestion.readers import READERS, SplitReadFailed
+
+pytestmark = pytest.mark.corpus          # every test reads ../shared/corpus
 
 L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 COUNTS = ("SELECT (SELECT count(*) FROM source_file), (SELECT count(*) FROM event), "

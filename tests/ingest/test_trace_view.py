@@ -112,7 +112,7 @@ def test_sliced_read_same_rows_as_one_piece_and_exact_epoch_numbers(tmp_path, mo
     epoch = {"ph": "X", "name": "epoch_number", "pid": 91234, "tid": 91234, "args": {"ts": 5},
              "ts": "@TS@", "dur": 1.5, "cat": "cpu_op"}
     escaped = {"ph": "X", "name": "esc\\\"aped \u00e9", "pid": "p\u00e9", "tid": True, "ts": "@ETS@",
-               "dur": "2", "cat": "cpu_op", "args": ["not", "an", "object"], "id": 1.25, "bp": None}
+               "dur": "2", "cat": "cpu_op", "args": {"list": ["not", "an", "object"]}, "id": 1.25, "bp": None}
 
     def table(events, parts):
         monkeypatch.setattr(chrome, "split_parts", lambda path, threads: parts)

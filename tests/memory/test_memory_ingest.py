@@ -14,13 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, FIXTURES, ingest_paths, rows
+from conftest import CORPUS, FIXTURES, LEVEL1, RANK0, ingest_paths, ingested, rows
 from tracedb.errors import InputError
 from tracedb.ingestion.readers.memory_csv import is_mindspore
 
 MIB = Decimal(1024 * 1024)
 KIB = Decimal(1024)
-RANK0 = FIXTURES / "ascend/level1/rank0_ascend_pt"
 OUT0 = RANK0 / "ASCEND_PROFILER_OUTPUT"
 
 
@@ -49,6 +48,7 @@ def ns(cell: str) -> int:
 
 # --- Done-when: memory_peak.peak_reserved_bytes = max Total Reserved(MB) x 1024^2 per component, rank ---
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("path", corpus_files("memory_record.csv"), ids=lambda p: str(p.parent.parent.name))
 def test_memory_peak_equals_max_total_reserved_per_component(path, tmp_path):
     expected = defaultdict(lambda: [None, None, None, None])   # reserved, allocated, active, first ts of reserved peak
@@ -72,6 +72,7 @@ def test_memory_peak_equals_max_total_reserved_per_component(path, tmp_path):
     assert rows(db, "SELECT count(*) FROM memory WHERE kind = 'record'") == [(len(read_csv(path)),)]
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("path", corpus_files("operator_memory.csv"), ids=lambda p: str(p.parent.parent.name))
 def test_op_memory_rows_and_sizes_equal_operator_memory_csv(path, tmp_path):
     ref = read_csv(path)
@@ -91,6 +92,7 @@ def test_op_memory_rows_and_sizes_equal_operator_memory_csv(path, tmp_path):
     assert sorted(d for (d,) in rows(db, "SELECT lifetime_ns FROM op_memory WHERE lifetime_ns IS NOT NULL")) == want
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("path", corpus_files("npu_module_mem.csv"), ids=lambda p: str(p.parent.parent.name))
 def test_module_memory_peaks(path, tmp_path):
     peak = {}
@@ -106,7 +108,7 @@ def test_one_operator_row_by_hand(tmp_path):
     """level1 rank0 line 4: aten::_convolution,25009.5,"1736408883702735.700\t","1736408883736793.940\t",
     "1736408883736793.430\t","34058.240\t","34057.730\t",978.7939453125,1452.0,978.7939453125,..."""
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, RANK0)
+    ingested(db, RANK0)
     assert rows(db, """
         SELECT size_bytes, alloc_ts_ns, release_ts_ns, lifetime_ns, allocated_bytes, reserved_bytes, step
         FROM op_memory WHERE alloc_ts_ns = 1736408883702735700""") == [(
@@ -131,13 +133,13 @@ def test_step_of_each_allocation_from_the_profiler_step_window(tmp_path):
     inside = sum(1 for r in ref if num(r["Allocation Time(us)"]) is not None
                  and start <= ns(r["Allocation Time(us)"]) < end)
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, RANK0)
+    ingested(db, RANK0)
     assert rows(db, "SELECT step, count(*) FROM op_memory WHERE step IS NOT NULL GROUP BY step") == [(50, inside)]
 
 
 def test_reingest_does_not_duplicate(tmp_path):
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, RANK0)
+    ingested(db, RANK0)                          # the second ingest, below, is the one watched
     before = rows(db, "SELECT kind, count(*) FROM memory GROUP BY kind ORDER BY kind")
     report = ingest_paths(db, RANK0)
     assert report.files_ingested == []
@@ -277,6 +279,7 @@ def test_old_kineto_memory_events_without_totals(tmp_path):
         [(None, None, None, 1)]
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("rel", ["tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz"])
 def test_kineto_corpus_trace_peak_reserved(rel, tmp_path):
     path = CORPUS / rel
@@ -338,11 +341,12 @@ def test_two_ranks_peak_per_rank(tmp_path):
             v = to_int(num(r["Total Reserved(MB)"]) * MIB)
             want[key] = max(want.get(key, v), v)
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, FIXTURES / "ascend/level1")
+    ingested(db, LEVEL1)
     got = {(rk, c): v for rk, c, v in rows(db, "SELECT rank, component, peak_reserved_bytes FROM memory_peak")}
     assert got == want
 
 
+@pytest.mark.corpus
 def test_old_kineto_corpus_trace_memory_events(tmp_path):
     """2021 Kineto trace: [memory] events carry only Device Type / Device Id / Bytes."""
     path = CORPUS / "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, FIXTURES, corpus_path, ingest_paths, rows
+from conftest import CORPUS, MINDSPORE, corpus_path, ingest_paths, ingested, rows
 from tracedb.errors import InputError
 
-MS = FIXTURES / "mindspore" / "profiler"
+MS = MINDSPORE
 
 
 def step_rows(path: Path) -> list[dict]:
@@ -22,14 +22,14 @@ def step_rows(path: Path) -> list[dict]:
         return [r for r in csv.DictReader(f) if r["step_num"].strip().isdigit() and int(r["step_num"]) > 0]
 
 
-def corpus_step_trace_raw() -> list[Path]:
-    if not CORPUS.is_dir():
-        return []
-    return sorted(CORPUS.rglob("step_trace_raw_*_detail_time.csv"))
+def step_trace_raw_files() -> list:
+    """The fixture's step_trace_raw, and every corpus one (marked corpus: CI runs them)."""
+    corpus = sorted(CORPUS.rglob("step_trace_raw_*_detail_time.csv")) if CORPUS.is_dir() else []
+    return ([MS / "step_trace_raw_6_detail_time.csv"]
+            + [pytest.param(p, marks=pytest.mark.corpus, id=str(p.relative_to(CORPUS))) for p in corpus])
 
 
-@pytest.mark.parametrize("path", corpus_step_trace_raw() or [MS / "step_trace_raw_6_detail_time.csv"],
-                         ids=lambda p: p.name if not str(p).startswith(str(CORPUS)) else str(p.relative_to(CORPUS)))
+@pytest.mark.parametrize("path", step_trace_raw_files(), ids=lambda p: p.name)
 def test_points_times_ten(path, tmp_path):
     """iteration_interval_ns, fp_and_bp_ns, tail_ns = the point columns of each row × 10 ns, exactly;
     and equal to the file's own iteration_interval / fp_and_bp / tail columns × 10."""
@@ -47,7 +47,7 @@ def test_points_times_ten(path, tmp_path):
 
 def test_fixture_folder_by_hand(tmp_path):
     db = tmp_path / "t.duckdb"
-    ingest_paths(db, MS)
+    ingested(db, MS)
     # a profiler/ folder is named after the job folder that holds it
     assert rows(db, "SELECT run_name, platform FROM run") == [("mindspore", "npu")]
     assert rows(db, "SELECT rank, rank_source FROM rank") == [(6, "file_name")]
@@ -78,6 +78,7 @@ def test_fixture_folder_by_hand(tmp_path):
     assert got.keys() == cost.keys() and all(abs(got[s] - cost[s] * 1e6) < 1 for s in cost)
 
 
+@pytest.mark.corpus
 def test_cluster_folder_is_one_run_and_a_missing_rank_is_reported(tmp_path):
     src = corpus_path("mindinsight/tests/utils/resource/cluster_propose")
     db = tmp_path / "t.duckdb"
@@ -112,6 +113,7 @@ def test_bad_mindspore_files(tmp_path):
         rows(tmp_path / "t.duckdb", "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'link'") == [(0,)]
 
 
+@pytest.mark.corpus
 def test_cann_timeline_slices(tmp_path):
     """PROF_*/device_*/timeline: the combined msprof_*.json and step_trace_*.json are read (the
     hccl_*/task_time_* slices are subsets of msprof_*.json and are skipped); HCCL plane tasks
@@ -127,6 +129,7 @@ def test_cann_timeline_slices(tmp_path):
     assert rows(db, "SELECT op_name, op_type FROM comm_op") == [("Default/AllReduce-op534_0", "allreduce")]
 
 
+@pytest.mark.corpus
 def test_pipeline_receive_is_bubble(tmp_path):
     """cluster_propose rank 0 (pipeline stage 2): Bubble = Σ of its Receive-op durations × 10 ns
     per step, Stage = total × 10 − Bubble."""

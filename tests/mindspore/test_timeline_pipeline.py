@@ -10,7 +10,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
-from tests.conftest import corpus_path, ingest_paths, rows
+from conftest import corpus_path, ingest_paths, rows
 from tracedb.errors import InputError
 
 RUN2 = "mindinsight/tests/utils/resource/run_2/normal_run/profiler"
@@ -55,6 +55,7 @@ def run2_timeline_only(tmp_path):
     return d
 
 
+@pytest.mark.corpus
 def test_timeline_with_point_info_has_steps(run2_timeline_only, db_path):
     """One step, cut at the bp_end op Default/AssignAdd-op138; fp_start (EndOfSequence-op131)
     is not a device op of this timeline, so the step starts at the first device op."""
@@ -74,6 +75,7 @@ def test_timeline_with_point_info_has_steps(run2_timeline_only, db_path):
     assert got == [(1, end - start, computing, end - start - computing, end - bp[0], 107)]
 
 
+@pytest.mark.corpus
 def test_timeline_beside_step_trace_raw(db_path):
     """The corpus folder also has step_trace_raw_1: the step keeps its step_trace_raw window and
     points; the timeline's kernels belong to that step."""
@@ -82,6 +84,7 @@ def test_timeline_beside_step_trace_raw(db_path):
     assert rows(db_path, "SELECT count(*), min(step), max(step) FROM kernel") == [(107, 1, 1)]
 
 
+@pytest.mark.corpus
 def test_old_timeline_display_without_points(db_path):
     """MindSpore 0.x timeline_display: device ops on pid 1 and the step trace's
     stream_{id}_parallel_0 lanes (11 streams x 322 steps) as communication; no steps without
@@ -96,6 +99,7 @@ def test_old_timeline_display_without_points(db_path):
     assert rows(db_path, "SELECT min(ts_ns) FROM kernel") == [(0,)]   # relative timeline
 
 
+@pytest.mark.corpus
 def test_point_info_list_form(tmp_path, db_path):
     d = tmp_path / "profiler"
     d.mkdir()
@@ -109,6 +113,7 @@ def test_point_info_list_form(tmp_path, db_path):
     assert rows(db_path, "SELECT step, fp_ns FROM step") == [(1, 6042909560)]
 
 
+@pytest.mark.corpus
 def test_bad_point_info(tmp_path, db_path):
     d = tmp_path / "profiler"
     d.mkdir()
@@ -118,6 +123,7 @@ def test_bad_point_info(tmp_path, db_path):
         ingest_paths(db_path, d, run="ms")
 
 
+@pytest.mark.corpus
 def test_pipeline_profiling_wait_by_hand(db_path):
     """pipeline_profiling_0.json: EpochCtrlOp (root, no metrics) <- BatchOp (queue 64, sizes
     [0, 2]) <- MapOp <- MapOp <- ImageFolderOp (all sizes [0, 0]), every 10 ms. Sample 0: the
@@ -135,6 +141,7 @@ def test_pipeline_profiling_wait_by_hand(db_path):
                    (1, 10_000_000, "BatchOp", 2, 64, False, None, None, 0.5, True)]
 
 
+@pytest.mark.corpus
 def test_pipeline_csv_and_json_read_once(db_path):
     """The corpus profiler/ folder holds both files for rank 0: only the JSON is read."""
     ingest_paths(db_path, corpus_path(PIPELINE).parent, run="md")
@@ -142,6 +149,7 @@ def test_pipeline_csv_and_json_read_once(db_path):
     assert rows(db_path, "SELECT count(*) FROM source_file WHERE path LIKE '%minddata_pipeline_raw%'") == [(0,)]
 
 
+@pytest.mark.corpus
 def test_pipeline_csv(tmp_path, db_path):
     """minddata_pipeline_raw_0.csv (hand-made sizes [10, 20, 30]): Batch is the root (no
     samples), Shuffle feeds the device and is never empty."""
@@ -163,6 +171,7 @@ def test_pipeline_json_without_op_info(tmp_path, db_path):
         ingest_paths(db_path, src)
 
 
+@pytest.mark.corpus
 def test_timeline_steps_do_not_depend_on_file_order(tmp_path):
     """The timeline's steps need two files (the timeline and step_trace_point_info.json), and a
     step_trace_raw beside them changes which steps win: every order gives the same tables."""

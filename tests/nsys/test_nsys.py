@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.conftest import corpus_path, ingest_paths, rows
+from conftest import corpus_path, ingest_paths, rows
 from tracedb.errors import InputError
 
 NSYS = "flameox/tests/fixtures/nsight_systems/nsight-2025.5.2.sqlite"
@@ -23,6 +23,7 @@ def _sqlite(path, sql: str):
         con.close()
 
 
+@pytest.mark.corpus
 def test_corpus_counts_equal_the_cupti_tables(db_path):
     path = corpus_path(NSYS)
     ingest_paths(db_path, path, run="nsys")
@@ -33,6 +34,7 @@ def test_corpus_counts_equal_the_cupti_tables(db_path):
     assert rows(db_path, "SELECT DISTINCT source FROM kernel") == [("nsys",)]
 
 
+@pytest.mark.corpus
 def test_corpus_values_by_hand(db_path):
     """Values read off the export with sqlite3: session start utcEpochNs 1785620044423518993;
     kernel correlationId 129 start 339316740 end 339318180, gridX 4, blockX 256, stream 13,
@@ -50,6 +52,7 @@ def test_corpus_values_by_hand(db_path):
     assert m == [("Memcpy HtoD", "HtoD", 4096, t0 + 339231173, 864, "cudaMemcpyAsync_v3020")]
 
 
+@pytest.mark.corpus
 def test_corpus_every_launch_links_to_its_kernel(db_path):
     path = corpus_path(NSYS)
     ingest_paths(db_path, path, run="nsys")
@@ -180,6 +183,7 @@ def test_bad_step_pattern_is_refused(tmp_path, db_path):
         ingest_paths(db_path, src, step_range_pattern="(unclosed")
 
 
+@pytest.mark.corpus
 def test_export_version_kept(db_path, tmp_path):
     """META_DATA_EXPORT of the corpus file: EXPORT_SCHEMA_VERSION 3.24.0, product 2025.5.2.266;
     an older export without the table records NULLs."""
@@ -228,6 +232,8 @@ def test_registered_strings_after_many_inline_nulls(tmp_path, db_path):
     assert rows(db_path, "SELECT count(*) FROM event WHERE cat = 'nvtx' AND name IS NULL") == [(3000,)]
 
 
+@pytest.mark.process
+@pytest.mark.corpus
 def test_the_cli_reads_an_export_in_its_own_process(tmp_path):
     """`tracedb ingest` as users run it: a fresh interpreter, where tracedb has loaded DuckDB's
     engine module without the duckdb package. DuckDB 2.0 scans the reader's Arrow tables only

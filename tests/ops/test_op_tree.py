@@ -9,9 +9,8 @@ import json
 
 import pytest
 
-from conftest import FIXTURES, ingest_paths, rows
+from conftest import RANK0, ingest_paths, ingested, rows
 
-RANK0 = FIXTURES / "ascend/level1/rank0_ascend_pt"
 OUT = RANK0 / "ASCEND_PROFILER_OUTPUT"
 BASE_NS = 1719000000000000000
 
@@ -19,7 +18,7 @@ BASE_NS = 1719000000000000000
 @pytest.fixture(scope="module")
 def ascend_db(tmp_path_factory):
     db = tmp_path_factory.mktemp("ops") / "a.duckdb"
-    ingest_paths(db, RANK0)
+    ingested(db, RANK0)
     return db
 
 

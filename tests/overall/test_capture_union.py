@@ -58,6 +58,7 @@ def test_unions_of_made_up_kernels(empty_db):
                        "free_excl_copy_ns, e2e_ns FROM capture_breakdown").fetchall() == [(140, 20, 10, 10, 10, 0, 160)]
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("inputs, kinds", [
     ((f"{LEVEL1}/rank0_ascend_pt", f"{LEVEL1}/rank1_ascend_pt"),
      {"computing", "communication", "busy", "all", "group", "wait"}),       # NPU: copies clipped

@@ -15,6 +15,8 @@ import pytest
 
 from conftest import corpus_path, ingest_paths, rows
 
+pytestmark = pytest.mark.corpus          # every test reads ../shared/corpus
+
 COPY_CATS = {"gpu_memcpy", "gpu_memset", "memcpy", "memset"}
 RUNTIME_CATS = {"cuda_runtime", "runtime", "cuda_driver", "privateuse1_runtime", "privateuse1_driver", "hip_runtime"}
 TRACES = [

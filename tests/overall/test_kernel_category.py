@@ -114,7 +114,8 @@ CORPUS_INPUTS = [
     "msinsight/test/data/pytorch/text/level0/rank0_ascend_pt",
     "msinsight-2024/test/data/pytorch/text/level1/rank0_ascend_pt",
     "msinsight/test/st/level2",
-    "msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+    # not msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/kernel_details.csv:
+    # its line 17 has 31 of the header's 32 cells (a hand-edited test file), refused since issue 40
     "msprof-analyze/test/ut/advisor/advisor_backend/compute_advice/kernel_details.csv",
     "msprof-analyze/test/ut/advisor/timeline_advice/trace_view.json",
 ]
@@ -153,6 +154,7 @@ def what_each_rule_matches(db):
     return out
 
 
+@pytest.mark.corpus
 def test_no_communication_rule_matches_a_compute_kernel(corpus_db):
     matched = what_each_rule_matches(corpus_db)
     con = duckdb.connect(str(corpus_db), read_only=True)

@@ -51,6 +51,7 @@ def level1_db(tmp_path_factory):
     return db
 
 
+@pytest.mark.corpus
 def test_copy_tasks_are_kernel_rows(level1_db):
     """Every SDMA_SQE / PCIE_DMA_SQE task of the trace is one kernel row with its exact start,
     duration and stream (tid); no other task is."""
@@ -75,6 +76,7 @@ def test_copy_tasks_are_kernel_rows(level1_db):
         == [(True,), (True,)]
 
 
+@pytest.mark.corpus
 def test_sdma_row_equals_msprof_analyze_reading_the_stream(level1_db):
     """SDMA = Σ dur and count of the copies on the compute stream (stream 2; stream 3 holds two
     copies and DSA tasks only); Free = Free Time − SDMA."""
@@ -98,6 +100,7 @@ def test_sdma_row_equals_msprof_analyze_reading_the_stream(level1_db):
         assert free + d == got[(rank, "Free Time", None)][0]
 
 
+@pytest.mark.corpus
 def test_sdma_bandwidth_row(level1_db):
     """communication.json Total Op Info SDMA: 427.596096 MB in 27.315706 ms (rank 0); no RDMA row
     (0 MB moved), as msprof-analyze prints no RDMA Bandwidth column."""
@@ -113,6 +116,7 @@ def test_sdma_bandwidth_row(level1_db):
     assert b == c == pytest.approx((got[(0, "SDMA Bandwidth")] + got[(1, "SDMA Bandwidth")]) / 2)
 
 
+@pytest.mark.corpus
 def test_copies_do_not_widen_an_npu_step_and_fill_its_free_time(level1_db):
     """The first task of rank 0 is an 840 µs host-to-device copy 4.58 ms before the first kernel;
     CANN's Overlap Analysis (and step_trace_time.csv) start the step at the first kernel, and so
@@ -144,6 +148,7 @@ def test_copies_do_not_widen_an_npu_step_and_fill_its_free_time(level1_db):
     assert rows(level1_db, "SELECT e2e_ns, copy_count FROM capture_breakdown WHERE rank = 0") == [(e2e, 24)]
 
 
+@pytest.mark.corpus
 def test_older_cann_memcpy_async_tasks_are_copies(tmp_path):
     """The 2024 export labels every task "Other"; of its 57 MEMCPY_ASYNC tasks, the 17 on stream 1
     are copies, as kernel rows with the trace's start, duration and stream; the 40 on stream 3
@@ -163,6 +168,7 @@ def test_older_cann_memcpy_async_tasks_are_copies(tmp_path):
     assert rows(db, "SELECT count(*) FROM tracedb_internal.kernel_class WHERE is_copy") == [(17,)]
 
 
+@pytest.mark.corpus
 def test_ascend_db_memcpy_tasks_are_copies(tmp_path):
     """The DB export's TASK rows of type MEMCPY_ASYNC (22 on stream 2, 2 on stream 3 of rank 0) are
     copy rows; msprof-analyze's DB path looks for SDMA_SQE / PCIE_DMA_SQE type names, which this

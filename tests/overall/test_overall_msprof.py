@@ -17,6 +17,8 @@ import pytest
 
 from conftest import corpus_path, ingest_paths, rows
 
+pytestmark = pytest.mark.corpus          # every test reads ../shared/corpus
+
 # metric, parent: (rank0 ms, rank0 count, rank1 ms, rank1 count); count None = "/"
 MSPROF = {
     ("Computing Time", None): ("8.873756", 185, "8.878295", 185),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -48,21 +49,38 @@ def same(got, want) -> bool:
 CASE_IDS = [(p, title) for p in sorted(CASES.glob("[!_]*.sql")) for title, _ in parse(p)]
 
 
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """A database file with the schema and the view library (as the shell's scratch.duckdb gets
+    them), made once: applying them takes about a second of CPU; each case runs on a copy."""
+    db = tmp_path_factory.mktemp("cases") / "installed.duckdb"
+    con = duckdb.connect(str(db))
+    try:
+        apply_schema(con)
+        install(con)
+    finally:
+        con.close()
+    return db
+
+
 @pytest.mark.parametrize("path, title", CASE_IDS, ids=[f"{p.stem}: {t}" for p, t in CASE_IDS])
-def test_case(path, title):
+def test_case(path, title, installed, tmp_path):
     steps = dict(parse(path))[title]
-    con = duckdb.connect()
-    apply_schema(con)
-    install(con)
-    for sql, expected in steps:
-        if sql.startswith(".read "):
-            con.execute((path.parent / sql.split()[1]).read_text())
-            continue
-        rows = con.execute(sql).fetchall()
-        if re.match(r"\s*(SELECT|WITH|FROM)\b", sql, re.I):
-            want = [con.execute(f"SELECT {row}").fetchone() for row in expected]
-            assert len(rows) == len(want) and all(map(same, rows, want)), \
-                f"{path.name} / {title}\n{sql}\ngot:  {rows}\nwant: {want}"
+    db = tmp_path / "case.duckdb"
+    shutil.copyfile(installed, db)
+    con = duckdb.connect(str(db))
+    try:
+        for sql, expected in steps:
+            if sql.startswith(".read "):
+                con.execute((path.parent / sql.split()[1]).read_text())
+                continue
+            rows = con.execute(sql).fetchall()
+            if re.match(r"\s*(SELECT|WITH|FROM)\b", sql, re.I):
+                want = [con.execute(f"SELECT {row}").fetchone() for row in expected]
+                assert len(rows) == len(want) and all(map(same, rows, want)), \
+                    f"{path.name} / {title}\n{sql}\ngot:  {rows}\nwant: {want}"
+    finally:
+        con.close()
 
 
 REQUIRED_FILES = {"step_breakdown", "free_time", "uncovered_communication", "comm_op", "comm_task"}
@@ -83,6 +101,7 @@ def test_cases_cover_the_views_and_each_case_checks_something():
 
 
 @pytest.mark.compat
+@pytest.mark.process
 def test_case_files_run_unchanged_in_the_duckdb_shell(tmp_path):
     """The DuckDB 1.5.6 shell runs each file (from the cases folder) and prints one line per expected row."""
     import shutil

@@ -10,7 +10,7 @@ query itself. No typer setting turns it off (``rich_markup_mode=None`` and
 directly — a ``str``, a ``list[str]``, an ``int`` written as decimal digits, an Enum choice given
 exactly (typer's own :func:`coerce_cli_choice`) — and everything else, every invalid value
 included, goes to typer's own adapter. Values, errors and ``--help`` are therefore typer's
-(tests/test_cold_start.py compares the error texts of both paths). With a typer that has no
+(tests/cli/test_cold_start.py compares the error texts of both paths). With a typer that has no
 ``build_runtime_param`` (click-based typer before the pydantic coercion) nothing is changed.
 """
 from __future__ import annotations
@@ -27,7 +27,7 @@ try:
 except ImportError:          # a typer without the pydantic coercion: nothing to route around
     RuntimeParam = coerce_cli_choice = None
 
-# the typer releases this module was written against: tests/test_cold_start.py checks that the
+# the typer releases this module was written against: tests/cli/test_cold_start.py checks that the
 # installed one is among them, and that the conversions give typer's own values and errors
 TESTED_TYPER = ("0.24", "0.25", "0.26", "0.27", "0.28", "0.29")
 

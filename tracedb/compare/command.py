@@ -22,9 +22,13 @@ from ..engine import duckdb
 from ..errors import QueryError, TracedbError, out_of_memory
 from ..ingestion.detect import detect
 from ..store.db import connect, resolve_db_path, transaction, wal_path
+from ..store.faults import checkpoint, database_fault, storage_error
 from ..store.session import DEFAULT_INGEST_MEMORY, run_names
 from .concurrency import discard, ingest_sides, open_seeded, pause_vacuum, threads_set
 from .store import TOP_LEVELS, align
+
+
+ROLLED_BACK = "the step that failed was rolled back (a side ingested before it stays)"
 
 
 @dataclass
@@ -244,17 +248,17 @@ def _align_and_read(con: duckdb.DuckDBPyConnection, ids: dict[str, int], b_name:
             pairs = settle_pair(con, ids, b_name, c_name, opts)
             report = op_diff_section(con, ids, b_name, c_name, pairs, limit, progress)
             # the alignment is committed and no write transaction is open: the data goes
-            # into the file while the other connection still reads overall_comparison
-            try:
-                con.execute("CHECKPOINT")
-            except duckdb.Error:
-                pass        # committed (durable in the .wal); DuckDB checkpoints at the next open
+            # into the file while the other connection still reads overall_comparison; a
+            # failure is a warning (committed, durable in the .wal)
+            written = checkpoint(con, progress)
         except BaseException:
             cur.interrupt()
             raise
         finally:
             wait([overall])
             cur.close()
+    if not written and overall.exception() is not None:
+        return report       # the failed checkpoint invalidated the database under overall_comparison
     report.sections[:0] = overall.result()        # overall_comparison first, then op_diff
     report.steps, report.chosen, report.limit = step_counts(con, ids), (opts.baseline_step, opts.comparison_step), limit
     if chosen or report.steps[0] != report.steps[1]:
@@ -311,7 +315,12 @@ def run_compare(baseline: str, comparison: str, db: str | Path | None = None, *,
             ids = _run_ids(con, b_name, c_name, db)
             return _align_and_read(con, ids, b_name, c_name, opts, limit, progress, per_step)
     except duckdb.Error as e:
-        raise out_of_memory(e) or TracedbError(f"compare failed: {str(e).splitlines()[0]}") from e
+        raise out_of_memory(e) or storage_error(e, resolve_db_path(db), outcome=ROLLED_BACK) or TracedbError(
+            f"compare failed: {str(e).splitlines()[0]}") from e
+    except TracedbError as e:       # a reader's boundary would blame the input for a full disk
+        if (fault := database_fault(e, resolve_db_path(db))) is None:
+            raise
+        raise storage_error(fault, resolve_db_path(db), outcome=ROLLED_BACK) from e
     finally:
         if vacuum is not None:
             try:

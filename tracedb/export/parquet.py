@@ -15,14 +15,25 @@ hive reader agrees on one type per column: ``pd.read_parquet("DIR/kernel")`` (py
 partition discovery (ux-review F32). ``run_id`` stays inside the files. ns columns stay plain
 INT64. ``EXPORT DATABASE`` is not used because it drops comments. Run ``views.sql`` from the
 export folder (paths are relative): ``cd DIR && duckdb -c ".read views.sql" -c "FROM step_breakdown"``.
+
+The files are written into a temporary folder beside DIR (``DIR.tmp-<pid>``), which becomes DIR
+in one rename at the end: a failed or interrupted export leaves DIR as it was (empty, missing, or
+with its earlier content under ``--overwrite``) and removes its temporary folder (a ``kill -9``
+leaves it behind, named after the process, and DIR as it was). A run name whose folder
+name (``run_name=`` and the name, percent-encoded as DuckDB writes it) would be longer than the
+file system allows (255 bytes) is refused before anything is written: the folder names are the
+run names, which the views read back, so a shortened name would change the data.
 """
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
+from urllib.parse import quote as url_quote
 
 from ..engine import duckdb
 from ..errors import TracedbError
+from ..store.faults import DAMAGED, duckdb_first, storage_cause
 from ..store.library import CREATE_INTERNAL_SCHEMA, comment_statements, load_library, quote
 
 
@@ -69,16 +80,73 @@ def prepare_folder(out_dir: str | Path, overwrite: bool = False) -> Path:
     return out
 
 
+def check_target(out: Path, overwrite: bool) -> None:
+    """Refuse an export folder that is a file, or holds something (unless ``overwrite``)."""
+    if out.exists() and not out.is_dir():
+        raise TracedbError("the export folder is a file.", file=str(out), hint="choose a new folder name.")
+    if out.is_dir() and any(out.iterdir()) and not overwrite:
+        raise TracedbError("export folder exists and is not empty.", file=str(out),
+                           hint="choose a new folder or pass --overwrite.")
+
+
+def check_run_names(con: duckdb.DuckDBPyConnection, parent: Path) -> None:
+    """Refuse a run name too long for a folder name ``run_name=<name>`` (percent-encoded)."""
+    try:
+        limit = os.pathconf(parent, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        limit = 255
+    for (name,) in con.execute("SELECT run_name FROM main.run ORDER BY run_id").fetchall():
+        folder = "run_name=" + url_quote(name, safe="")
+        if len(folder.encode()) > limit:
+            raise TracedbError(f"run name {name[:40]!r}… is too long for a Parquet partition folder: "
+                               f"'run_name=' and the name take {len(folder.encode())} bytes, the file system "
+                               f"allows {limit}; nothing was written.",
+                               hint="rename the run (tracedb runs rename OLD NEW) and export again.")
+
+
 def export_parquet(con: duckdb.DuckDBPyConnection, out_dir: str | Path, overwrite: bool = False) -> dict[str, int]:
-    """Write every table as Parquet under ``out_dir`` and the generated ``views.sql``.
+    """Write every table as Parquet under ``out_dir`` and the generated ``views.sql``: into a
+    temporary folder beside it, renamed to ``out_dir`` at the end (see the module docstring).
 
     Returns:
         rows written per table.
 
     Raises:
-        TracedbError: ``out_dir`` exists and is not empty (unless overwrite).
+        TracedbError: ``out_dir`` is a file, or exists and is not empty (unless overwrite); a
+            run name too long for a folder name; the folder cannot be written.
     """
-    return write_export(con, prepare_folder(out_dir, overwrite))
+    out = Path(out_dir)
+    check_target(out, overwrite)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise TracedbError(f"cannot create the folder: {e.strerror}.", file=str(out.parent)) from e
+    check_run_names(con, out.parent)
+    tmp = out.with_name(f"{out.name}.tmp-{os.getpid()}")
+    old = out.with_name(f"{out.name}.old-{os.getpid()}")
+    try:
+        for stale in (tmp, old):                       # of an earlier process with this pid
+            shutil.rmtree(stale, ignore_errors=True)
+        tmp.mkdir()
+        try:
+            written = write_export(con, tmp)
+        except duckdb.Error as e:
+            if (storage_cause(e) or ("",))[0] == DAMAGED:
+                raise                                  # the database's fault: named by the session
+            raise TracedbError(f"cannot write the export: {duckdb_first(e)}; nothing was exported.",
+                               file=str(out)) from e
+        if out.exists():
+            os.rename(out, old)       # empty, or replaced (--overwrite): out is absent only between the renames
+        os.rename(tmp, out)
+    except OSError as e:
+        raise TracedbError(f"cannot write the export: {e.strerror or e}; nothing was exported.",
+                           file=str(e.filename or out)) from e
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old.exists() and not out.exists():
+            os.rename(old, out)       # the last rename failed: the earlier content goes back
+        shutil.rmtree(old, ignore_errors=True)
+    return written
 
 
 def write_export(con: duckdb.DuckDBPyConnection, out: Path, written_elsewhere: dict[str, int] | None = None

@@ -52,8 +52,8 @@ def precision_mix(con, run: str) -> Finding | None:
                         "FROM precision_share WHERE run_name = ? GROUP BY precision ORDER BY device_ns DESC, precision",
                    [run])
     total = sum(r["device_ns"] or 0 for r in mix)
-    if not total:
-        return None
+    if not total or all(r["precision"] in (None, "unknown") for r in mix):
+        return None         # no kernel of the run says its precision: nothing to tell
     on_unit = sum(r["matrix_unit_ns"] or 0 for r in mix)
     parts = ", ".join(f"{r['precision'] or 'unknown'} {w.pct(r['device_ns'] / total)}" for r in mix[:4])
     text = (f"Precision mix of the compute kernels' time: {parts}; {w.pct(on_unit / total)} of it on the matrix "
@@ -65,7 +65,8 @@ def precision_mix(con, run: str) -> Finding | None:
 
 
 def flops(con, run: str) -> Finding | None:
-    """MFU and the rank furthest below the mean FLOPS (rank_flops, MindInsight's 20 % rule)."""
+    """MFU and the rank furthest below the mean FLOPS (rank_flops, MindInsight's 20 % rule); said
+    only when there is something to act on: an MFU (the device's peak is known) or a slow rank."""
     if not has_columns(con, "rank_flops", "run_name", "rank", "step", "achieved_tflops", "mfu_ratio",
                        "below_mean_ratio", "slow_by_flops"):
         return None
@@ -73,10 +74,12 @@ def flops(con, run: str) -> Finding | None:
                  "FROM rank_flops WHERE run_name = ? AND achieved_tflops IS NOT NULL", [run])
     if not (s and s["n"]):
         return None
-    text = f"FLOPS: {s['tflops']:.1f} TFLOPS achieved per device" + (
-        f", MFU {w.pct(s['mfu'])}" if s["mfu"] is not None else "")
     slow = one(con, "SELECT rank, step, below_mean_ratio FROM rank_flops WHERE run_name = ? AND slow_by_flops "
                     "ORDER BY below_mean_ratio DESC, rank, step LIMIT 1", [run])
+    if s["mfu"] is None and not slow:
+        return None
+    rate = (f"{s['tflops']:.1f} TFLOPS" if s["tflops"] >= 1 else f"{s['tflops'] * 1000:.1f} GFLOPS")
+    text = f"FLOPS: {rate} achieved per device" + (f", MFU {w.pct(s['mfu'])}" if s["mfu"] is not None else "")
     if slow:
         text += (f"; rank {slow['rank']} runs {w.pct(slow['below_mean_ratio'])} below the ranks' mean FLOPS"
                  + (f" in step {slow['step']}" if slow["step"] is not None else "") + " (MindInsight's 20 % rule)")

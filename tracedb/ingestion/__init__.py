@@ -20,11 +20,13 @@ from ..errors import InputError, TracedbError
 from ..progress import Bar
 from ..store import library
 from ..store.db import transaction
+from ..store.faults import checkpoint as checkpoint_after_commit
 from . import derive
 from .catalog import ROLES, Catalog
 from .command import Command, DeriveFailed, IngestReport, Plan, plan_runs, rank_files
 from .detect import RankInput
 from .readers import SplitReadFailed
+from .sources import tempdirs
 from .staging import Staging, setting_bytes
 
 # the batch size when the memory limit is not a size
@@ -119,13 +121,32 @@ def _derived_rows(con, ranks: set[tuple[int, int]], report: IngestReport) -> Non
             report.rows[table] = n
 
 
-def _checkpoint(con, progress: Callable[[str], None]) -> None:
-    """CHECKPOINT after COMMIT, best effort: the data is committed (durable in the WAL) either way."""
-    try:
-        con.execute("CHECKPOINT")
-    except duckdb.Error as e:
-        progress(f"warning: the data is committed, but writing it into the database file failed "
-                 f"({str(e).splitlines()[0]}); DuckDB completes it from the .wal file at the next open.")
+def _run_plans(command: Command, staging: Staging, plans: list[Plan], role: str | None, allow_mixed: bool,
+               schema_current: bool) -> None:
+    """Read and derive every run of ``plans``; count the rows; install the view library."""
+    touched = set()
+    for plan in plans:
+        touched |= run_plan(command, staging, plan, role, allow_mixed)
+    _derived_rows(command.con, touched, command.report)
+    command.report.files_skipped += command.catalog.skipped
+    if not schema_current:
+        library.install_if_changed(command.con)
+
+
+def _again(e: Exception, batch: int, progress: Callable[[str], None]) -> None:
+    """After a failed attempt (rolled back): say why the ingest runs again the careful way, or
+    raise ``e`` when the attempt was already that one."""
+    if isinstance(e, SplitReadFailed):
+        # DuckDB aborted the transaction: start again, reading every file in one piece
+        progress("parallel read failed; reading the files again in one piece")
+    elif isinstance(e, DeriveFailed):
+        progress("deriving a batch of ranks failed; reading and deriving them again rank by rank")
+    elif batch:
+        # a bad file read with its batch's others: the error of the file-by-file reading,
+        # which names the first bad file in rank order, is the one to give
+        progress("a file is bad; reading the files again rank by rank to name the first bad one")
+    else:
+        raise e
 
 
 def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str | None = None,
@@ -152,8 +173,10 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
             gets ``memory_limit / jobs`` and ``threads / jobs`` of the connection's settings;
             1 reads every rank in this process, one after another.
         checkpoint: write the committed data into the database file (CHECKPOINT) before
-            returning; False leaves that to the caller (``tracedb compare`` checkpoints once
-            after both sides and the alignment).
+            returning; False leaves that to the caller (``tracedb ingest`` checkpoints after the
+            role pair's alignment, ``tracedb compare`` once after both sides and the alignment).
+            A failed CHECKPOINT is a warning through ``progress`` (the data is committed) and may
+            leave the connection invalidated: close it without running anything else.
         id_floor: new run ids above the first number, new file ids above the second: for an
             ingest running at the same time as another on this database (its transaction does
             not see the other's ids; ``tracedb compare`` gives its second side the ids above
@@ -173,6 +196,7 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
     if run is not None and run_per_path and len(paths) > 1:
         raise TracedbError("--run names one run; --run-per-path makes one run per PATH: pass one of them.")
     t0 = time.perf_counter()
+    tempdirs.sweep()        # reader folders left in $TMPDIR by killed processes
     jobs = default_jobs() if jobs is None else max(1, int(jobs))
     # first attempt: ranks in batches, large arrays in parallel slices; if it fails on the input
     # (DuckDB aborts the transaction on its own errors), again the careful way, rank by rank and
@@ -190,30 +214,15 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
                 derive.install_session(con)
                 command = Command(con, catalog, report, progress, bar, split, step_range_pattern, batch)
                 staging = Staging(command, jobs)
-                touched = set()
-                for plan in plans:
-                    touched |= run_plan(command, staging, plan, role, allow_mixed_platforms)
-                _derived_rows(con, touched, report)
-                report.files_skipped += catalog.skipped
-                if not schema_current:
-                    library.install_if_changed(con)
+                _run_plans(command, staging, plans, role, allow_mixed_platforms, schema_current)
             break
-        except SplitReadFailed:
-            # DuckDB aborted the transaction (rolled back): start again, reading every file in one piece
-            progress("parallel read failed; reading the files again in one piece")
-        except DeriveFailed:
-            progress("deriving a batch of ranks failed; reading and deriving them again rank by rank")
-        except InputError:
-            if not batch:
-                raise
-            # a bad file read with its batch's others: the error of the file-by-file reading,
-            # which names the first bad file in rank order, is the one to give
-            progress("a file is bad; reading the files again rank by rank to name the first bad one")
+        except (SplitReadFailed, DeriveFailed, InputError) as e:
+            _again(e, batch, progress)
         finally:
             catalog.close()
             if staging is not None:
                 staging.cleanup()
     if checkpoint:
-        _checkpoint(con, progress)
+        checkpoint_after_commit(con, progress)
     report.seconds = time.perf_counter() - t0
     return report

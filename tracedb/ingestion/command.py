@@ -12,6 +12,7 @@ from typing import Callable
 from ..engine import duckdb
 from ..errors import InputError, TracedbError, out_of_memory
 from ..progress import Bar
+from ..store.faults import storage_cause
 from . import derive
 from .catalog import Catalog, rank_origin
 from .detect import RankInput, detect
@@ -173,6 +174,8 @@ class Command:
         try:
             derive.run_set(self.con, [(run_id, u.rank) for u in units])
         except duckdb.Error as e:
+            if storage_cause(e) is not None:
+                raise       # the database's fault (damaged, disk full), not the input's: named by store.session
             if len(units) > 1:
                 raise DeriveFailed(str(e)) from e
             unit = units[0]

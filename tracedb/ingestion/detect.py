@@ -11,7 +11,8 @@ from pathlib import Path
 
 from ..errors import InputError
 from . import metadata
-from .sources.jsonsource import first_byte
+from .sources.jsonbytes import first_byte
+from .sources.paths import regular
 
 ASCEND_DIR_SUFFIXES = ("_ascend_pt", "_ascend_ms")
 OUTPUT_DIR = "ASCEND_PROFILER_OUTPUT"
@@ -51,6 +52,7 @@ MS_FILES = (("mindspore_timeline", re.compile(r"^ascend_timeline_display_(\d+)\.
             ("mindspore_flops_scope", re.compile(r"^flops_scope_(\d+)\.json$", re.I)))
 STEP_POINT = re.compile(r"^step_trace_point_info(?:_(\d+))?\.json$", re.I)
 _KINETO_NAME = re.compile(r"\.(pt\.trace\.)?json(\.gz)?$", re.I)
+_PT_TRACE_NAME = re.compile(r"\.pt\.trace\.json(\.gz)?$", re.I)
 _NSYS_NAME = re.compile(r"\.sqlite3?$", re.I)     # nsys export --type sqlite writes <report>.sqlite
 _RANK_IN_NAME = re.compile(r"(?:^|[^a-z])rank[_-]?(\d+)", re.I)
 
@@ -122,15 +124,15 @@ def mindspore_ranks(folder: Path) -> list[RankInput]:
     for fmt, pattern in MS_FILES:
         for c in children:
             m = pattern.match(c.name)
-            if m and c.is_file():
+            if m and regular(c):
                 unit(int(m.group(1))).files.setdefault(fmt, c)
     for c in children:
         m = STEP_POINT.match(c.name)
-        if m and c.is_file():
+        if m and regular(c):
             points.append((int(m.group(1)) if m.group(1) else None, c))
     for c in children:
         m = STEP_TRACE_RAW.match(c.name) or HCCL_RAW.match(c.name)
-        if m and c.is_file():
+        if m and regular(c):
             unit(int(m.group(1))).files["step_trace_raw" if c.name.lower().startswith("step") else "hccl_raw"] = c
         m = HCCL_INFO.match(c.name)
         if m and c.is_dir():
@@ -139,7 +141,7 @@ def mindspore_ranks(folder: Path) -> list[RankInput]:
     # slices, so those are read only when no msprof_*.json is there; step_trace_* always
     for tl in timeline_dirs(folder):
         dev = DEVICE_DIR.match(tl.parent.name)
-        files = sorted(tl.glob("*.json"))
+        files = sorted(f for f in tl.glob("*.json") if regular(f))
         combined = [f for f in files if f.name.startswith("msprof_")]
         keep = [f for f in files if f.name.startswith("step_trace_")] + (combined or [
             f for f in files if f.name.startswith(("hccl_", "task_time_"))])
@@ -158,7 +160,8 @@ def mindspore_ranks(folder: Path) -> list[RankInput]:
                 continue   # cannot tell whose tasks they are
             rank = next(iter(units)) if units else 0
         for trace in sorted(d.glob("*/iter*.trace")):
-            unit(rank).hccl_traces.append((trace.parent.name, trace))
+            if regular(trace):
+                unit(rank).hccl_traces.append((trace.parent.name, trace))
     return [units[r] for r in sorted(units)]
 
 
@@ -177,7 +180,7 @@ def ascend_rank(folder: Path) -> RankInput:
                      framework="mindspore" if folder.name.endswith("_ascend_ms") else None)
     out = folder / OUTPUT_DIR
     for name, fmt in ASCEND_FILES.items():
-        if (out / name).is_file():
+        if regular(out / name):
             unit.files[fmt] = out / name
     _add_db_files(unit, out)
     metadata.fill_ascend_rank(unit, folder)
@@ -204,13 +207,13 @@ def db_rank(path: Path) -> int | None:
 def _add_db_files(unit: RankInput, out: Path) -> None:
     """The DB form of the capture in ``out`` (ascend_pytorch_profiler_{rank}.db, analysis.db): when
     present it is read instead of the text files (one capture is read once; see docs/formats.md)."""
-    dbs = sorted(c for c in out.glob("*.db") if ASCEND_DB.match(c.name)) if out.is_dir() else []
+    dbs = sorted(c for c in out.glob("*.db") if ASCEND_DB.match(c.name) and regular(c)) if out.is_dir() else []
     if not dbs:
         return
     for fmt in TEXT_FORMS:
         unit.files.pop(fmt, None)
     unit.files["ascend_db"] = dbs[0]
-    if (out / ANALYSIS_DB).is_file():
+    if regular(out / ANALYSIS_DB):
         unit.files["analysis_db"] = out / ANALYSIS_DB
 
 
@@ -402,9 +405,15 @@ def detect(path: Path) -> RunInput:
         rank_dirs = [g for c in children if c.is_dir() for g in sorted(c.iterdir()) if is_ascend_rank_dir(g)]
     units = [ascend_rank(d) for d in rank_dirs]
     for c in children:
-        if c.is_file() and _KINETO_NAME.search(c.name) and first_byte(c) == b"{":
+        # a *.pt.trace.json(.gz) or *.sqlite name is a profiler's; a plain *.json may be anything
+        if _NSYS_NAME.search(c.name) or _PT_TRACE_NAME.search(c.name):
+            if not regular(c):
+                continue
+        elif not c.is_file():
+            continue
+        if _KINETO_NAME.search(c.name) and first_byte(c) == b"{":
             units.append(kineto_rank(c))
-        elif c.is_file() and _NSYS_NAME.search(c.name):
+        elif _NSYS_NAME.search(c.name):
             units.append(nsys_rank(c))
     if not units:
         raise InputError("nothing recognisable in this folder: no *_ascend_pt / *_ascend_ms rank folder, "

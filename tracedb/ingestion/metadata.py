@@ -11,6 +11,7 @@ from pathlib import Path
 from ..engine import insert_rows
 from ..errors import InputError
 from .sources.errors import printable
+from .sources.paths import regular
 
 _INFO = re.compile(r"^profiler_info(?:_(\d+))?\.json$")
 
@@ -49,7 +50,7 @@ def fill_ascend_rank(unit, folder: Path) -> None:
     Rank: the number in ``profiler_info_{rank}.json`` (what msprof-analyze uses), else the
     file's ``rank_id`` (an int or a string). Several profiler_info files: the one with a rank.
     """
-    infos = sorted((p for p in folder.glob("profiler_info*.json") if _INFO.match(p.name)),
+    infos = sorted((p for p in folder.glob("profiler_info*.json") if _INFO.match(p.name) and regular(p)),
                    key=lambda p: (_INFO.match(p.name).group(1) is None, p.name))
     if not infos:
         return
@@ -57,18 +58,20 @@ def fill_ascend_rank(unit, folder: Path) -> None:
     data = load_json(path)
     unit.files["profiler_info"] = path
     m = _INFO.match(path.name)
-    rank = int(m.group(1)) if m.group(1) is not None else None
-    if rank is None:
-        rank = small_int(data.get("rank_id"))
+    rank_id = _int_of(data, "rank_id", path, "rank_id")
+    rank = int(m.group(1)) if m.group(1) is not None else rank_id
     if rank is not None and rank >= 0:
         unit.rank, unit.rank_source = rank, "profiler_info"
-    config = data.get("config") if isinstance(data.get("config"), dict) else {}
-    exp = config.get("experimental_config") if isinstance(config.get("experimental_config"), dict) else {}
-    unit.profiler_level = _text(exp.get("_profiler_level") or data.get("profiler_level"))
-    unit.framework_version = _text(data.get("torch_npu_version") or data.get("ms_version"))
+    config = _object_of(data, "config", path, "config")
+    exp = _object_of(config, "experimental_config", path, "config.experimental_config")
+    _object_of(config, "common_config", path, "config.common_config")
+    unit.profiler_level = _text_of(exp, "_profiler_level", path, "config.experimental_config._profiler_level") \
+        or _text_of(data, "profiler_level", path, "profiler_level")
+    unit.framework_version = _text_of(data, "torch_npu_version", path, "torch_npu_version") \
+        or _text_of(data, "ms_version", path, "ms_version")
     if "ms_version" in data or "torch_npu_version" in data:
         unit.framework = "mindspore" if "ms_version" in data else "torch_npu"
-    if (folder / "profiler_metadata.json").is_file():
+    if regular(folder / "profiler_metadata.json"):
         unit.files["profiler_metadata"] = folder / "profiler_metadata.json"
 
 
@@ -76,13 +79,66 @@ def _text(value) -> str | None:
     return None if value is None or isinstance(value, (dict, list)) else str(value)
 
 
+def _domain(path: Path, place: str, value, expected: str) -> InputError:
+    shown = printable(json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value), 40)
+    return InputError(f"{place} holds {shown}, not {expected}.", file=str(path), place=place,
+                      hint="the file was edited or corrupted; re-export it from the profiler.")
+
+
+def _int_of(data: dict, key: str, path: Path, place: str) -> int | None:
+    """``data[key]`` as an integer (an int or its decimal text); None when absent or null.
+
+    Raises:
+        InputError: any other value ("²", "abc", 1.5, true, a list).
+    """
+    value = data.get(key)
+    if value is None:
+        return None
+    n = small_int(value)
+    if n is None:
+        raise _domain(path, place, value, "an integer")
+    return n
+
+
+def _object_of(data: dict, key: str, path: Path, place: str) -> dict:
+    """``data[key]`` when an object, {} when absent or null.
+
+    Raises:
+        InputError: any other value.
+    """
+    value = data.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _domain(path, place, value, "a JSON object")
+    return value
+
+
+def _text_of(data: dict, key: str, path: Path, place: str) -> str | None:
+    """``data[key]`` as text (a string or a number); None when absent, null or empty.
+
+    Raises:
+        InputError: an object, a list or a boolean.
+    """
+    value = data.get(key)
+    if value is None or value == "":
+        return None
+    if isinstance(value, (dict, list, bool)):
+        raise _domain(path, place, value, "text")
+    return str(value)
+
+
 def fill_kineto_rank(unit, meta: dict) -> None:
-    """Rank and world size from a Kineto trace's ``distributedInfo``."""
-    info = meta.get("distributedInfo") or {}
-    rank = small_int(info.get("rank")) if isinstance(info, dict) else None
+    """Rank and world size from a Kineto trace's ``distributedInfo``.
+
+    Raises:
+        InputError: distributedInfo not an object, or its rank / world_size not integers.
+    """
+    info = _object_of(meta, "distributedInfo", unit.source, "distributedInfo")
+    rank = _int_of(info, "rank", unit.source, "distributedInfo.rank")
+    size = _int_of(info, "world_size", unit.source, "distributedInfo.world_size")
     if rank is not None and rank >= 0:
         unit.rank, unit.rank_source = rank, "distributedInfo"
-        size = small_int(info.get("world_size"))
         if size is not None and size > 0:
             unit.world_size = size
 

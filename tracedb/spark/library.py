@@ -104,7 +104,7 @@ def session(app: str = "tracedb"):
             .config("spark.sql.shuffle.partitions", "4")
             # the view library's plans are deep (overall_summary inlines the step views): at
             # Spark's default 1g driver heap, registering every view ran out of memory, and at 3g
-            # the value comparisons of tests/test_spark.py did (the library grew: copies,
+            # the value comparisons of tests/spark/test_spark.py did (the library grew: copies,
             # free_analysis, the cluster views); local mode runs in the driver
             .config("spark.driver.memory", "6g")
             .getOrCreate())

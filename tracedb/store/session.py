@@ -6,7 +6,12 @@ and to DuckDB's errors when the command fails.
 * :func:`edit_session` — one read-write transaction (``tracedb runs rm`` …), checkpointed.
 * :func:`writing` — the connection of a command that ingests: a file it creates is seeded from
   the template and removed again (with its .wal) when the command fails before its data is
-  committed, so a failed first ingest leaves no empty file behind.
+  committed, so a failed first ingest leaves no empty file behind. After the COMMIT
+  (:meth:`Writing.after_commit`) a failure is a warning and the connection is checkpointed,
+  never used again once DuckDB has invalidated it.
+
+DuckDB's storage failures (full disk, file-size limit, permissions, a damaged file) become one
+line naming the database and saying what was written (:mod:`tracedb.store.faults`).
 """
 from __future__ import annotations
 
@@ -14,12 +19,13 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from .. import lazy
 from ..engine import duckdb
-from ..errors import QueryError, TracedbError
+from ..errors import QueryError, TracedbError, out_of_memory
 from .db import check_db_path, connect, resolve_db_path, transaction, wal_path
+from .faults import checkpoint, committed_warning, database_fault, duckdb_first, invalidated, storage_error
 
 DEFAULT_INGEST_MEMORY = "1300MB"   # see tracedb.api.ingest and bench/RESULTS.md
 
@@ -72,6 +78,35 @@ def check_runs(con, db, *names: str | None) -> None:
             find_run_id(con, name, db)
 
 
+def check_scope(con, db, run: str | None, baseline: str | None, comparison: str | None) -> None:
+    """Refuse unknown run names (listing the runs), half a pair, and a pair of one run
+    (``summary`` / ``report`` with the same --baseline and --comparison)."""
+    check_runs(con, db, run, baseline, comparison)
+    if (baseline is None) != (comparison is None):
+        raise QueryError("--baseline and --comparison go together.")
+    if baseline is not None and baseline == comparison:
+        raise QueryError(f"--baseline and --comparison name the same run ({baseline}).", file=str(resolve_db_path(db)),
+                         hint="compare two different runs (tracedb runs lists them).")
+
+
+# tables with a run_id that say what a run is, not what its files held
+RUN_META_TABLES = ("run", "rank", "source_file", "compare_step", "device")
+
+
+def empty_runs(con, names: list[str] | None = None) -> list[tuple[str, int]]:
+    """(run name, files recorded) of the runs (among ``names``; None: all) that hold no data row
+    in any table: every file of theirs had nothing tracedb reads (an empty trace, say)."""
+    tables = [t for (t,) in con.execute(
+        "SELECT table_name FROM duckdb_columns() JOIN duckdb_tables() USING (database_name, schema_name, table_name) "
+        "WHERE database_name = current_database() AND schema_name = 'main' AND column_name = 'run_id' "
+        "ORDER BY 1").fetchall() if t not in RUN_META_TABLES]
+    data = " OR ".join(f'EXISTS (SELECT 1 FROM main."{t}" AS d WHERE d.run_id = r.run_id)' for t in tables) or "false"
+    return con.execute(
+        "SELECT run_name, (SELECT count(*) FROM main.source_file AS f WHERE f.run_id = r.run_id) FROM main.run AS r "
+        f"WHERE (? OR run_name IN (SELECT unnest(?::VARCHAR[]))) AND NOT ({data}) ORDER BY run_id",
+        [names is None, names or []]).fetchall()
+
+
 def duckdb_message(e: BaseException) -> str:
     """DuckDB's whole message: its "Candidate bindings" line and the ``LINE 1: …`` caret are what
     tell the fix, so nothing is cut; blank lines are dropped."""
@@ -84,9 +119,9 @@ def translate(e: duckdb.Error, db) -> TracedbError:
     message does not say which file); anything else is a failed query with DuckDB's whole message."""
     text = duckdb_message(e)
     first = text.splitlines()[0]
-    if "corrupt" in first.lower() or isinstance(e, duckdb.SerializationException):
-        return TracedbError(f"the database file is damaged: {first}", file=str(resolve_db_path(db)),
-                            hint="move it away and ingest the profiler output again into a new file.")
+    stored = storage_error(e, resolve_db_path(db), outcome="the database was not changed")  # damaged; a write failed
+    if stored is not None:
+        return stored
     hint = None
     if "read-only" in first.lower():
         hint = "tracedb query opens the database read-only; pass --write to change data."
@@ -146,6 +181,20 @@ class Writing:
         """The command's data is committed: a failure from here on leaves the file in place."""
         self.kept = True
 
+    @contextmanager
+    def after_commit(self, progress: Callable[[str], None], what: str = "the work after it"):
+        """The block runs after the COMMIT (which :meth:`keep` records): a DuckDB error in it is
+        a warning through ``progress``, not a failure, since the data is committed; then the
+        CHECKPOINT (best effort too), unless the error invalidated the database."""
+        self.keep()
+        try:
+            yield self.con
+        except duckdb.Error as e:
+            progress(committed_warning(e, self.path, what))
+            if invalidated(e):
+                return              # the connection may only be closed now
+        checkpoint(self.con, progress, self.path)
+
 
 @contextmanager
 def writing(db, **connect_kw) -> Iterator[Writing]:
@@ -161,10 +210,25 @@ def writing(db, **connect_kw) -> Iterator[Writing]:
         if opened.created:
             opened.seeded = lazy.template.seed(con)  # tables and views copied from the cached template
         yield opened
-    except BaseException:
+    except BaseException as e:
         con.close()
         if opened.created and not opened.kept:
             remove_created(path, wal_existed)
+        cause = e if isinstance(e, duckdb.Error) else database_fault(e, path)
+        if cause is not None:       # a reader's boundary would blame the input for a full disk
+            raise write_failed(cause, path, opened.kept) from e
         raise
     finally:
         con.close()
+
+
+def write_failed(e: duckdb.Error, path: Path, committed: bool) -> TracedbError:
+    """A DuckDB error that ended a command that writes, as one line naming the database: the
+    storage failures by their cause (:func:`tracedb.store.faults.storage_error`), anything else
+    with DuckDB's first line; and what became of the data."""
+    outcome = ("the data is committed (DuckDB completes it from the .wal at the next open)" if committed
+               else "nothing was written: the database is as it was")
+    found = out_of_memory(e, str(path)) or storage_error(e, path, outcome=outcome)
+    if found is not None:
+        return found
+    return TracedbError(f"the ingest failed: {duckdb_first(e)}; {outcome}.", file=str(path))

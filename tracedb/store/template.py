@@ -9,9 +9,19 @@ without binding anything again.
 
 The template is built once, by the first ingest that creates a database, for each (tracedb
 version, schema files, library files, DuckDB version, storage version), in the user cache folder:
-``$TRACEDB_CACHE_DIR``, else ``$XDG_CACHE_HOME/tracedb``, else ``~/.cache/tracedb``.
-``TRACEDB_CACHE_DIR=off`` turns it off. Whatever goes wrong with the cache (unwritable folder,
-a damaged template), the ingest creates the tables itself as before: the template only saves time.
+``$TRACEDB_CACHE_DIR``, else ``$XDG_CACHE_HOME/tracedb``, else ``~/.cache/tracedb`` (its
+``user-<uid>`` subfolder when others can write it). ``TRACEDB_CACHE_DIR=off`` turns it off.
+
+What the template holds goes into every new database, so it is verified before it is attached
+(:mod:`tracedb.store.cache`): it must be a regular file of this user that nobody else can write
+(never a FIFO, device or symbolic link, which are not even opened), and its SHA-256 must be the
+one written beside it (``….duckdb.sha256``) when this user's tracedb built it. The library hash
+inside the file is not enough: it is part of what a changed file could change. Anything else (a
+truncated or damaged file, a view changed after the build, a file planted by another user) is
+built again, in place of it. The check reads the ~4 MB file once: about 3 ms of the ~50 ms a
+seeded database costs, against ~0.75 s to build one without the template (bench/RESULTS.md).
+Whatever goes wrong with the cache (unwritable folder, a file that cannot be replaced), the
+ingest creates the tables itself as before: the template only saves time.
 
 Only the catalogue is copied, not the file: each new database keeps its own DuckDB identity,
 so DuckDB still refuses the .wal of another tracedb database. Storage versions at which the
@@ -26,8 +36,8 @@ from pathlib import Path
 
 from .. import __version__
 from ..engine import duckdb
-from ..resources import cache_dir
-from . import library
+from ..resources import cache_dir  # noqa: F401  (tracedb.store.template.cache_dir, as before)
+from . import cache, library
 from .schema import apply_schema, compression_hint, schema_hash, storage_version
 
 ALIAS = "tracedb_template"
@@ -53,7 +63,7 @@ def _is_new(con: duckdb.DuckDBPyConnection) -> bool:
 
 def template_path(storage_version: str) -> Path | None:
     """Where the template for this database's storage version lives (None: no template applies)."""
-    folder = cache_dir()
+    folder = cache.private_dir()
     if folder is None or compression_hint(storage_version) is not None:
         return None
     key = hashlib.sha256("\0".join([__version__, schema_hash(None), library.library_hash(), duckdb.__version__,
@@ -63,9 +73,12 @@ def template_path(storage_version: str) -> Path | None:
 
 def _build(path: Path, storage_version: str) -> None:
     """Write the template: a new file with the schema and the library, checkpointed, moved into
-    place in one rename (a concurrent builder writes the same content)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    place in one rename (replacing whatever was there: a damaged file, a FIFO, a symbolic link),
+    then its SHA-256 beside it (a concurrent builder writes the same content; if the two renames
+    of two builders interleave, the next ingest finds a mismatch and builds it again)."""
+    cache.make_dir(path.parent)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    side = None
     tmp.unlink(missing_ok=True)
     try:
         con = duckdb.connect(str(tmp), config={"storage_compatibility_version": storage_version})
@@ -77,20 +90,25 @@ def _build(path: Path, storage_version: str) -> None:
             con.execute("CHECKPOINT")
         finally:
             con.close()
+        side = cache.write_sidecar(path, tmp)
+        cache.sidecar(path).unlink(missing_ok=True)     # no moment where the new file has the old hash
         os.replace(tmp, path)
+        os.replace(side, cache.sidecar(path))
     finally:
-        for p in (tmp, Path(f"{tmp}.wal")):
-            p.unlink(missing_ok=True)
+        for p in (tmp, Path(f"{tmp}.wal"), side):
+            if p is not None:
+                p.unlink(missing_ok=True)
     _prune(path)
 
 
 def _prune(keep: Path) -> None:
     """Remove all but the :data:`KEEP` most recently used templates (best effort)."""
     try:
-        files = sorted(keep.parent.glob("template-*.duckdb"), key=lambda p: p.stat().st_mtime, reverse=True)
+        files = sorted(keep.parent.glob("template-*.duckdb"), key=lambda p: p.lstat().st_mtime, reverse=True)
         for p in files[KEEP:]:
             if p != keep:
                 p.unlink(missing_ok=True)
+                cache.sidecar(p).unlink(missing_ok=True)
     except OSError:
         pass
 
@@ -115,7 +133,9 @@ def seed(con: duckdb.DuckDBPyConnection) -> bool:
         path = template_path(version)
         if path is None:
             return False
-        if not path.exists():
+        if path.is_dir() and not path.is_symlink():
+            return False                # cannot be replaced by a template: not worth building one
+        if not cache.verified(path):      # missing, not a private regular file, or not what was built
             _build(path, version)
         else:
             os.utime(path)          # most recently used, for _prune

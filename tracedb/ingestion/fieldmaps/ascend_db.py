@@ -66,6 +66,20 @@ NONE_COLUMNS: dict[str, tuple[str, ...]] = {
     "COMMUNICATION_TASK_INFO": ("planeId", "srcRank"),
 }
 
+# integer ns columns (any table): refused beyond ±2^62 ns (year 2116), so that a start plus a
+# duration always fits BIGINT
+TIME_COLUMNS = frozenset({"startNs", "endNs", "timestamp", "timestampNs", "allocationTime", "releaseTime",
+                          "activeReleaseTime", "duration", "activeDuration"})
+
+# lookup tables: table → its id column, which names one row (a repeated id would repeat every
+# row that joins it)
+UNIQUE_IDS = {"STRING_IDS": "id", "ENUM_API_TYPE": "id", "ENUM_HCCL_TRANSPORT_TYPE": "id",
+              "ENUM_HCCL_LINK_TYPE": "id", "ENUM_HCCL_RDMA_TYPE": "id", "ENUM_MODULE": "id",
+              "ENUM_MSTX_EVENT_TYPE": "id"}
+
+# DOUBLE columns (TASK_PMU_INFO.value: ratios, cycles, times, FLOPs): any finite number of this size
+DOUBLE_LIMIT = 1e300
+
 # a file holding none of these is not a torch_npu profiler DB
 PROFILER_DB_MARKERS = ("TASK", "PYTORCH_API", "STRING_IDS")
 
@@ -92,3 +106,7 @@ ANALYSIS_DB: dict[str, dict[str, str]] = {
                            "step": T, "type": T, "op_name": T},
 }
 ANALYSIS_DB_MARKERS = ("StepTraceTime", "CommAnalyzerTime")
+# analysis.db numbers are ms, µs or MB (below 9e12: x 10^6 still fits BIGINT) except this epoch
+# µs start (x 1000 into ns)
+ANALYSIS_EPOCH_US = frozenset({"start_timestamp"})
+EPOCH_US_LIMIT = 9e15

@@ -92,6 +92,10 @@ SCHED = {
 THREAD_STATE_ENUM = "ENUM_SAMPLING_THREAD_STATE"     # id → label (Running, Interruptible ...)
 THREAD_BLOCK_ENUM = "ENUM_SCHEDULING_THREAD_BLOCK"   # id → label (Mutex, CondVar, Nanosleep ...)
 THREAD_NAMES_TABLE = "ThreadNames"                   # (nameId, priority, globalTid)
+THREAD_NAMES = {     # names only: a table without these columns gives threads no name
+    "global_tid": Field(("globalTid",), "int"),
+    "name": Field(("nameId",), "int"),
+}
 MEM_KIND_ENUM = "ENUM_CUDA_MEM_KIND"                 # id → label (Pageable, Pinned, Device ...)
 # ENUM_CUDA_MEM_KIND ids (Nsight's CUDA_MEMOPR_MEMORY_KIND_*, as the corpus export's enum table
 # lists them) when the file has no enum table

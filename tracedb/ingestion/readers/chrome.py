@@ -33,16 +33,31 @@ from ...engine import duckdb, execute, insert_rows
 
 from ...timeconv import ns_from_parts, us_to_ns_parts
 from ..sources.csvsource import ns_in_range
-from ..sources.errors import MAX_OBJECT, translate_read_error
+from ...errors import InputError
+from ..sources.errors import MAX_OBJECT, printable, translate_read_error
 from ..sources.file import SourceFile
-from ..sources.jsonsource import SplitArray, split_parts
+from ..sources.jsonsplit import SplitArray, split_parts
 from ..sources.paths import literal_path
 
-# the columns taken from each event; args as VARCHAR: DuckDB hands the object over as its JSON
-# text (cheaper than reading JSON and casting); ts as JSON, so that a string ("…") is told from
-# a number.
+# the columns taken from each event; args as JSON: DuckDB hands the object over as its JSON text
+# (a string as its quoted text, so that an args that is not an object is told from one: see
+# ARGS); ts as JSON, so that a string ("…") is told from a number.
 TRANSFORM = ('{"ph": "VARCHAR", "name": "VARCHAR", "cat": "VARCHAR", "pid": "VARCHAR", "tid": "VARCHAR", '
-             '"ts": "JSON", "dur": "VARCHAR", "id": "VARCHAR", "bp": "VARCHAR", "args": "VARCHAR"}')
+             '"ts": "JSON", "dur": "VARCHAR", "id": "VARCHAR", "bp": "VARCHAR", "args": "JSON"}')
+# an element of the event array that is not an object, or an args that is not one, stops the
+# read with this error (the place is found by :func:`_bad_event_place`)
+BAD_EVENT = "tracedb-bad-event:"
+# metadata (ph M) args nested deeper than this are refused (real ones are one level deep)
+MAX_META_DEPTH = 32
+
+
+def args_sql(args: str, raw: str | None) -> str:
+    """SQL: the event's args (JSON text of an object, or NULL), raising an error for an array
+    element ``raw`` (its text; None where not at hand) that is not an object, or for args of
+    another JSON type (a string, a number, an array)."""
+    not_object = f"WHEN NOT starts_with({raw}, '{{') THEN error('{BAD_EVENT}object') " if raw else ""
+    return (f"CASE {not_object}WHEN {args} IS NOT NULL AND NOT starts_with({args}, '{{') "
+            f"THEN error('{BAD_EVENT}args') ELSE CAST({args} AS VARCHAR) END")
 # the number after a "ts" key in an event's raw JSON text (RE2). A JSON string cannot hold an
 # unescaped '"ts"' followed by ':', so a match is a key (maybe a nested one: _ts_text checks).
 TS_RAW = r'"ts"\s*:\s*(-?[0-9][0-9.eE+-]*)'
@@ -157,7 +172,8 @@ def _insert_sql(base_ns: int) -> str:
     return f"""
         INSERT INTO event
         SELECT ?, ?, ?, r.ph, r.name, r.cat, r.pid, r.tid, p.process_name, t.thread_name,
-               {ns_in_range('r.tracedb_ts_ns')}, {ns_in_range('r.tracedb_dur_ns')}, r.id, r.bp, r.args
+               {ns_in_range('r.tracedb_ts_ns')}, {ns_in_range('r.tracedb_dur_ns')}, r.id, r.bp,
+               {args_sql('r.args', 'r.raw')}
         FROM {events} AS r
         LEFT JOIN {NAMES_P} AS p ON p.pid = r.pid
         LEFT JOIN {NAMES_T} AS t ON t.pid = r.pid AND t.tid = r.tid
@@ -178,7 +194,7 @@ def _fast_insert_sql(base_ns: int) -> str:
         SELECT ?, ?, ?, r.ph, r.name, r.cat, r.pid, r.tid, p.process_name, t.thread_name,
                CASE WHEN r.{TS_JSON} IS NOT NULL AND r.ts_text IS NULL THEN {RAW_TS_NEEDED}
                     ELSE {ns_in_range('r.tracedb_ts_ns')} END,
-               {ns_in_range('r.tracedb_dur_ns')}, r.id, r.bp, r.args
+               {ns_in_range('r.tracedb_dur_ns')}, r.id, r.bp, {args_sql('r.args', None)}
         FROM {events} AS r
         LEFT JOIN {NAMES_P} AS p ON p.pid = r.pid
         LEFT JOIN {NAMES_T} AS t ON t.pid = r.pid AND t.tid = r.tid
@@ -230,7 +246,8 @@ def insert_events(con: duckdb.DuckDBPyConnection, f: SourceFile, rank: int, *, f
                 n = _run(con, sql, params + [whole.paths[0]], f.path)
         else:
             with literal_path(f.path) as read_path:
-                n = _run(con, sql, params + [read_path], f.path)
+                n = _run(con, sql, params + [read_path], f.path, read_path)
+    check_metadata(con, f)
     named = con.execute("SELECT count(*) FROM event WHERE file_id = ? AND ph = 'M' "
                         "AND name IN ('process_name', 'thread_name')", [f.file_id]).fetchone()[0]
     if named != sum(1 for e in (meta or []) if e.get("name") in ("process_name", "thread_name")):
@@ -238,11 +255,77 @@ def insert_events(con: duckdb.DuckDBPyConnection, f: SourceFile, rank: int, *, f
     return n
 
 
-def _run(con, sql: str, params: list, source: Path) -> int:
+def _run(con, sql: str, params: list, source: Path, read_path: str | None = None) -> int:
+    """Run the INSERT; a DuckDB error becomes an InputError naming the file and the place
+    (``read_path``: the array file, read again to find a bad event; None for a stream)."""
     try:
         return execute(con, sql, params).fetchone()[0]
     except duckdb.Error as e:
+        if BAD_EVENT in str(e):
+            kind = str(e).split(BAD_EVENT, 1)[1][:6]
+            what = ("an element of the event array is not a JSON object (each event must be one)." if kind == "object"
+                    else "an event's args is not a JSON object (a string, a number or an array).")
+            place = _bad_event_place(con, read_path) if read_path else "an element of traceEvents"
+            raise InputError(what, file=str(source), place=place,
+                             hint="the file was edited or corrupted; re-export it from the profiler.") from e
         raise translate_read_error(e, str(source)) from e
+
+
+def _bad_event_place(con, read_path: str | None) -> str | None:
+    """``event N`` of the first element of the array file that is not an object or whose args
+    is not one (None for a stream, or when the file cannot be read again)."""
+    if read_path is None:
+        return None
+    try:
+        row = con.cursor().execute(f"""
+            SELECT n FROM (SELECT row_number() OVER () AS n, json
+                           FROM read_json_objects(?, format = 'array', maximum_object_size = {MAX_OBJECT}))
+            WHERE NOT starts_with(json, '{{') OR json_type(json, '$.args') NOT IN ('OBJECT', 'NULL')
+            ORDER BY n LIMIT 1""", [read_path]).fetchone()
+    except duckdb.Error:
+        return None
+    return f"event {row[0]:,}" if row else None
+
+
+def _depth(text: str) -> int:
+    """Deepest nesting of ``[``/``{`` in a JSON text (brackets inside strings not counted)."""
+    depth = deepest = 0
+    in_str = escaped = False
+    for ch in text:
+        if in_str:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def check_metadata(con, f: SourceFile) -> None:
+    """Refuse metadata (ph M) events whose args nest deeper than :data:`MAX_META_DEPTH` (real
+    ones are one level deep: a name, a label, a sort index). Only args with that many brackets
+    are looked at in Python."""
+    rows = con.execute(f"""
+        SELECT name, pid, tid, args FROM event
+        WHERE file_id = ? AND ph = 'M' AND args IS NOT NULL
+          AND length(args) - length(replace(replace(args, '{{', ''), '[', '')) > {MAX_META_DEPTH}
+    """, [f.file_id]).fetchall()
+    for name, pid, tid, args in rows:
+        depth = _depth(args)
+        if depth > MAX_META_DEPTH:
+            raise InputError(f"the args of a metadata event nest {depth:,} levels deep (at most {MAX_META_DEPTH}).",
+                             file=str(f.path), place=f"metadata event {printable(str(name))!r} of pid "
+                                                     f"{printable(str(pid))}" + (f", tid {printable(str(tid))}"
+                                                                                 if tid is not None else ""),
+                             hint="the file was edited or corrupted; re-export it from the profiler.")
 
 
 def names_from_rows(con: duckdb.DuckDBPyConnection, file_id: int) -> None:

@@ -10,7 +10,7 @@ from ...engine import duckdb
 from ..fieldmaps import missing
 from ..fieldmaps.hccl_raw import FIELDS, LINK_SIZE_KB, LINK_TIME_MS, OP_LINKS, OP_STEP, SIZE_KB_BYTES
 from ..sources.csvsource import CsvFile, ident as _sql_ident, open_csv, run
-from .step_trace_raw import STEP_ROW
+from .step_trace_raw import STEP_ROW, check_steps
 
 
 def _scaled(csv: CsvFile, element: str, factor: int) -> str:
@@ -36,11 +36,13 @@ def read(con: duckdb.DuckDBPyConnection, f) -> int:
     step level, KB/s at op level). The '-' average row is skipped.
 
     Raises:
-        InputError: missing columns, truncated file, JSON in a cell that does not parse, or a
-            size or time that is not a number (with the line).
+        InputError: missing columns, truncated file, JSON in a cell that does not parse, a
+            step_num that is neither a step nor the average row's '-', or a size or time that is
+            not a number (with the line).
     """
     step = _sql_ident(FIELDS["step"].name)
     with open_csv(f.path, "MindSpore hccl_raw_{rank}.csv", lambda h: missing(FIELDS, h)) as csv:
+        check_steps(con, csv, csv.sql(), [csv.src])
         size = _scaled(csv, f"t.value->{LINK_SIZE_KB}", SIZE_KB_BYTES)
         dur = _scaled(csv, f"t.value->{LINK_TIME_MS}", 1_000_000)
         run(con, csv, f"""

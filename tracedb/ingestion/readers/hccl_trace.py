@@ -29,17 +29,30 @@ def read(con: duckdb.DuckDBPyConnection, f) -> int:
     size = "hccl_size_bytes(CAST(json_extract(e, '$.args.size') AS VARCHAR))"
     with literal_path(f.path) as src:
         try:
-            head = con.execute("SELECT json_type(json, '$.traceEvents') FROM read_json_objects(?) LIMIT 1",
-                               [src]).fetchone()
-            if not head or head[0] != "ARRAY":
+            # one document (a second one after it would double every task), its traceEvents an
+            # array of objects: the first element that is not one, 1-based (0: none)
+            docs = con.execute("""
+                SELECT json_type(json, '$.traceEvents'),
+                       coalesce(list_position(list_transform(json_extract(json, '$.traceEvents[*]'),
+                                                             lambda e: json_type(e) = 'OBJECT'), false), 0)
+                FROM read_json_objects(?, format = 'unstructured')""", [src]).fetchall()
+            if not docs or docs[0][0] != "ARRAY":
                 raise InputError("no traceEvents array.", file=str(f.path), place="byte 0",
                                  hint="expected an HCCL .trace file: {\"device id\", \"iteration\", "
                                       "\"traceEvents\": [...]}.")
+            if len(docs) > 1:
+                raise InputError(f"the file holds {len(docs)} JSON documents; an HCCL .trace file holds one.",
+                                 file=str(f.path), place="JSON document 2",
+                                 hint="the file was written twice or concatenated; re-export it.")
+            if docs[0][1]:
+                raise InputError("an element of traceEvents is not a JSON object (each task must be one).",
+                                 file=str(f.path), place=f"traceEvents[{docs[0][1] - 1}]",
+                                 hint="the file was edited or corrupted; re-export it.")
             return con.execute(f"""
                 INSERT INTO link BY NAME
                 WITH f AS (
                     SELECT json->>'$.iteration' AS iteration, unnest(json_extract(json, '$.traceEvents[*]')) AS e
-                    FROM read_json_objects($path)
+                    FROM read_json_objects($path, format = 'unstructured')
                 ),
                 t AS (
                     SELECT iteration, e, {json_us_to_ns("e->>'$.ts'")} AS ts_ns,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ...engine import duckdb
 
 from ...errors import InputError
-from ..fieldmaps import minddata as fm
+from ..fieldmaps import minddata as fm, missing
 from ..sources.csvsource import ident, open_csv, run
 from ..sources.errors import translate_read_error
 from ..sources.paths import literal_path
@@ -59,14 +59,20 @@ def read_json(con: duckdb.DuckDBPyConnection, f) -> int:
     top, op = fm.JSON_TOP, fm.JSON
     with literal_path(f.path) as src:
         try:
-            n_ops, bad = con.execute(f"""
+            docs = con.execute(f"""
                 SELECT len({top['ops'].name}), len(list_filter({top['ops'].name},
                        lambda o: TRY_CAST(o->>'{op['id'].name}' AS INTEGER) IS NULL))
-                FROM read_json(?, format = 'auto', records = true,
+                FROM read_json(?, format = 'unstructured', records = true,
                                columns = {{{top['ops'].name}: 'JSON[]', {top['interval_ms'].name}: 'VARCHAR'}})
-            """, [src]).fetchone()
+            """, [src]).fetchall()
         except duckdb.Error as e:
             raise translate_read_error(e, str(f.path)) from e
+        if len(docs) != 1:
+            # a second document after the first would double every op
+            raise InputError(f"the file holds {len(docs)} JSON documents; pipeline_profiling_{{rank}}.json holds one.",
+                             file=str(f.path), place="JSON document 2" if docs else "byte 0",
+                             hint="the file was written twice or concatenated; re-export it.")
+        n_ops, bad = docs[0]
         if n_ops is None:
             raise InputError(f"no {top['ops'].name} array.", file=str(f.path),
                              hint="expected MindSpore's pipeline_profiling_{rank}.json.")
@@ -77,7 +83,7 @@ def read_json(con: duckdb.DuckDBPyConnection, f) -> int:
             WITH RECURSIVE doc AS (
                 SELECT unnest({top['ops'].name}) AS o,
                        TRY_CAST({top['interval_ms'].name} AS BIGINT) AS interval_ms
-                FROM read_json($path, format = 'auto', records = true,
+                FROM read_json($path, format = 'unstructured', records = true,
                                columns = {{{top['ops'].name}: 'JSON[]', {top['interval_ms'].name}: 'VARCHAR'}})
             ),
             ops AS (
@@ -110,7 +116,6 @@ def read_csv(con: duckdb.DuckDBPyConnection, f) -> int:
             an integer (the line named).
     """
     c = fm.CSV
-    from ..fieldmaps import missing
     with open_csv(f.path, "MindSpore minddata_pipeline_raw_{rank}.csv", lambda h: missing(c, h)) as csv:
         def col(key: str) -> str:
             return ident(c[key].name) if csv.has(c[key].name) else "NULL"

@@ -25,7 +25,9 @@ Names are resolved through StringIds inside SQLite. Timestamps stay integers: th
 ns on the session clock plus ``TARGET_INFO_SESSION_START_TIME.utcEpochNs`` (UTC epoch ns of
 the session start), so ts_ns is epoch ns like the other readers'; an export without that
 table (older schema) keeps the session-relative ns. The tables are read through the ADBC
-SQLite driver as Arrow record batches (C), which DuckDB scans directly: no Python loop over
+SQLite driver as Arrow record batches (C), checked in the SELECT that reads them and staged
+into DuckDB temporary tables (:mod:`tracedb.ingestion.sources.sqlitesource`: read-only and
+immutable, tables only, values of their column's kind, interruptible); no Python loop over
 rows. A kernel's step is the NVTX step range of the same file that holds its launch call
 (HolisticTraceAnalysis's rule, as derive/040 for Kineto), else the last step range that started
 at or before the kernel; derive/010 makes the same ranges the rank's steps.
@@ -34,106 +36,70 @@ from __future__ import annotations
 
 import json
 import re
-from contextlib import contextmanager
 from pathlib import Path
 
-from ...engine import duckdb, insert_rows, register_arrow
+from ...engine import duckdb, insert_rows
 
 from ...errors import InputError
 from ..fieldmaps import Field
 from ..fieldmaps import nsys as fm
 from ..sources.file import SourceFile
+from ..sources.sqlitecheck import Col
+from ..sources.sqlitesource import SqliteInput, rows_for
+from .nsys_sql import PREFIX, THREAD_NAMES, calls_sql, kernels_sql, nvtx_sql, sched_sql
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
-_PREFIX = "_tracedb_nsys_"
-
-
-@contextmanager
-def _sqlite(path: Path):
-    """A read-only ADBC connection to the export."""
-    try:
-        import adbc_driver_sqlite.dbapi as adbc_sqlite
-    except ImportError as e:   # pragma: no cover - a dependency of tracedb
-        raise InputError("reading SQLite exports needs the adbc-driver-sqlite package.", file=str(path),
-                         hint="pip install adbc-driver-sqlite adbc-driver-manager") from e
-    with open(path, "rb") as fh:
-        if fh.read(16) != SQLITE_MAGIC:
-            raise InputError("not a SQLite database (no 'SQLite format 3' header).", file=str(path), place="byte 0")
-    uri = Path(path).resolve().as_uri() + "?mode=ro"
-    conn = adbc_sqlite.connect(uri)
-    try:
-        yield conn
-    finally:
-        conn.close()
+WHAT = "an Nsight Systems export"
+# fields holding integer ns on the session clock: refused beyond ±2^62 (see sqlitesource)
+TIME_FIELDS = frozenset({"start", "end"})
 
 
-def _arrow(lite, sql: str):
-    """Run ``sql`` on the export; the result as an Arrow table (built in C by the driver)."""
-    cur = lite.cursor()
-    try:
-        cur.execute(sql)
-        return cur.fetch_arrow_table()
-    finally:
-        cur.close()
-
-
-def _columns(lite, table: str) -> set[str]:
-    t = _arrow(lite, f"SELECT name FROM pragma_table_info('{table}')")
-    return set(t.column(0).to_pylist())
-
-
-def _expr(alias: str, fields: dict[str, Field], cols: set[str], table: str, path: Path) -> tuple[dict[str, str], list[str]]:
-    """Column key → SQL expression for every field (NULL for an optional one the table lacks)
-    and the StringIds joins they need.
+def _cols(fields: dict[str, Field], table_cols: dict[str, str], table: str, path: Path,
+          non_null: frozenset[str] = frozenset()) -> tuple[list[Col], list[str]]:
+    """The checked columns of ``table`` for ``fields`` (NULL for an optional field the table
+    lacks; a string id as its StringIds text, joined in SQLite, the id itself checked; the
+    fields of ``non_null`` must not be NULL) and the StringIds joins they need.
 
     Raises:
         InputError: a required column is missing.
     """
-    items, joins = {}, []
+    cols, joins = [], []
     for key, f in fields.items():
-        col = f.find(cols)
+        col = f.find(table_cols)
         if col is None:
             if f.required:
                 raise InputError(f"table {table} has no column {f.name}.", file=str(path), place=table,
                                  hint="export the report again with nsys export --type sqlite.")
-            items[key] = "NULL"
+            cols.append(Col(key, None, "sql", "NULL"))
         elif key in fm.STRING_ID_FIELDS:
             s = f"s_{key}"
-            joins.append(f"LEFT JOIN {fm.STRINGS_TABLE} AS {s} ON {s}.id = {alias}.\"{col}\"")
-            # '' for a missing string: the driver types a column from its first rows, and a
-            # column that starts NULL is taken as integer (a later string then fails)
-            items[key] = f"coalesce({s}.value, '')"
+            joins.append(f'LEFT JOIN {fm.STRINGS_TABLE} AS {s} ON {s}.id = a."{col}"')
+            # '' for a missing string: the text table is checked before (SqliteInput.text_table)
+            cols.append(Col(key, None, "sql", f"coalesce(CAST({s}.value AS TEXT), '')"))
+            cols.append(Col(f"{key}_id", col, "int"))
         elif f.kind == "text":
-            items[key] = f"coalesce(CAST({alias}.\"{col}\" AS TEXT), '')"
+            cols.append(Col(key, col, "text"))
         else:
-            items[key] = f"{alias}.\"{col}\""
-    return items, joins
+            cols.append(Col(key, col, "ns" if key in TIME_FIELDS else "int", required=key in non_null))
+    return cols, joins
 
 
-def _select(items: dict[str, str], keys) -> str:
-    return ", ".join(f"{items.get(k, 'NULL')} AS \"{k}\"" for k in keys)
+def _types(cols: list[Col], fields: dict[str, Field]) -> dict[str, str]:
+    """DuckDB type of each staged column: text for strings, BIGINT for the rest."""
+    return {c.name: "VARCHAR" if c.name in fm.STRING_ID_FIELDS or c.name == "kind"
+            or (c.name in fields and fields[c.name].kind == "text") else "BIGINT" for c in cols}
 
 
-def _stage(con, lite, name: str, sql: str) -> None:
-    """Copy one SQLite query result into a DuckDB temp table through Arrow."""
-    data = _arrow(lite, sql)
-    view = f"{_PREFIX}arrow"
-    register_arrow(con, view, data)
-    try:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREFIX}{name} AS SELECT * FROM {view}")
-    finally:
-        con.unregister(view)
-
-
-def _copy_kinds(lite, tables: set[str]) -> dict[int, str]:
+def _copy_kinds(src: SqliteInput) -> dict[int, str]:
     """copyKind id → HtoD/DtoH/...: from the file's ENUM_CUDA_MEMCPY_OPER names when it has
     the table, else the CUPTI ids (fieldmaps.nsys.COPY_KINDS)."""
     kinds = dict(fm.COPY_KINDS)
-    if fm.COPY_KIND_ENUM in tables:
-        t = _arrow(lite, f"SELECT id, name FROM {fm.COPY_KIND_ENUM}").to_pydict()
+    cols = src.columns(fm.COPY_KIND_ENUM)
+    if "id" in cols and "name" in cols:
         short = {"HTOD": "HtoD", "DTOH": "DtoH", "DTOD": "DtoD", "HTOH": "HtoH", "PTOP": "PtoP",
                  "HTOA": "HtoD", "ATOH": "DtoH", "ATOA": "DtoD", "ATOD": "DtoD", "DTOA": "DtoD"}
-        for i, n in zip(t["id"], t["name"]):
+        for i, n in src.rows(fm.COPY_KIND_ENUM, [Col("id", "id", "int"), Col("name", "name", "text")]):
+            if i is None:
+                continue
             code = str(n).rsplit("_", 1)[-1].upper()
             if code in short:
                 kinds[int(i)] = short[code]
@@ -142,16 +108,26 @@ def _copy_kinds(lite, tables: set[str]) -> dict[int, str]:
     return kinds
 
 
-def _export_version(lite, tables: set[str]) -> dict:
+def _export_version(src: SqliteInput) -> dict:
     """The export's product and schema version (META_DATA_EXPORT; absent in the oldest exports,
-    whose layout the column checks of :func:`_expr` then tell apart)."""
+    whose layout the column checks of :func:`_cols` then tell apart)."""
     out = {"schema_version": None, "product_version": None}
-    if fm.EXPORT_META_TABLE in tables:
-        t = _arrow(lite, f"SELECT name, CAST(value AS TEXT) AS value FROM {fm.EXPORT_META_TABLE} "
-                         f"WHERE name IN ('{fm.EXPORT_SCHEMA_VERSION}', '{fm.EXPORT_PRODUCT_VERSION}')").to_pydict()
-        got = dict(zip(t["name"], t["value"]))
+    cols = src.columns(fm.EXPORT_META_TABLE)
+    if "name" in cols and "value" in cols:
+        got = {n: v for n, v in src.rows(fm.EXPORT_META_TABLE, [Col("name", "name", "text"),
+                                                                  Col("value", "value", "text")],
+                                         where=f"a.name IN ('{fm.EXPORT_SCHEMA_VERSION}', '{fm.EXPORT_PRODUCT_VERSION}')")}
         out = {"schema_version": got.get(fm.EXPORT_SCHEMA_VERSION), "product_version": got.get(fm.EXPORT_PRODUCT_VERSION)}
     return out
+
+
+def _session_start(src: SqliteInput) -> int:
+    """utcEpochNs of TARGET_INFO_SESSION_START_TIME (the session's time 0), 0 without it."""
+    col = fm.SESSION_START.find(src.columns(fm.SESSION_START_TABLE))
+    if col is None:
+        return 0
+    got = [t for (t,) in src.rows(fm.SESSION_START_TABLE, [Col("t", col, "ns")]) if t is not None]
+    return int(min(got)) if got else 0
 
 
 def step_pattern(pattern: str | None) -> tuple[str, bool]:
@@ -181,307 +157,165 @@ def read(con: duckdb.DuckDBPyConnection, f: SourceFile) -> int:
 
     Raises:
         InputError: not a SQLite file, not an Nsight Systems export, a required column missing,
-            an invalid step pattern.
+            a view where a table is expected, a value not of its column's kind, an invalid step
+            pattern (see :mod:`tracedb.ingestion.sources.sqlitesource`).
     """
     pattern, grouped = step_pattern(getattr(f, "step_range_pattern", None))
-    with _sqlite(f.path) as lite:
-        tables = set(_arrow(lite, "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
-                     .column(0).to_pylist())
-        activity = [t for t in (fm.KERNEL_TABLE, fm.MEMCPY_TABLE, fm.MEMSET_TABLE) if t in tables]
-        if fm.STRINGS_TABLE not in tables or not (activity or fm.NVTX_TABLE in tables):
-            raise InputError("not an Nsight Systems export: no StringIds and no CUPTI_ACTIVITY_KIND_KERNEL / "
-                             "MEMCPY / MEMSET or NVTX_EVENTS table.", file=str(f.path),
-                             hint="export the report with: nsys export --type sqlite report.nsys-rep "
-                                  "(with CUDA trace on: nsys profile -t cuda,nvtx).")
-        epoch0 = 0
-        start_col = fm.SESSION_START.find(_columns(lite, fm.SESSION_START_TABLE)) \
-            if fm.SESSION_START_TABLE in tables else None
-        if start_col is not None:
-            got = _arrow(lite, f'SELECT min("{start_col}") FROM {fm.SESSION_START_TABLE}').column(0).to_pylist()
-            epoch0 = int(got[0]) if got and got[0] is not None else 0
-        kinds = _copy_kinds(lite, tables)
-        version = _export_version(lite, tables)
-        con.execute("INSERT INTO event (run_id, rank, file_id, ph, name, cat, args) "
-                    "VALUES (?, ?, ?, 'M', 'nsys_export', 'nsys', ?)",
-                    [f.run_id, f.rank, f.file_id, json.dumps(version)])
-
-        if fm.NVTX_TABLE in tables:
-            items, joins = _expr("a", fm.NVTX, _columns(lite, fm.NVTX_TABLE), fm.NVTX_TABLE, f.path)
-            # inline text, else the registered string
-            items["text"] = f"coalesce(nullif({items['text']}, ''), {items['text_id']})"
-            items["text_id"] = "NULL"
-            types = ", ".join(str(t) for t in fm.NVTX_RANGE_TYPES + fm.NVTX_MARK_TYPES)
-            _stage(con, lite, "nvtx", f"SELECT {_select(items, fm.NVTX)} FROM {fm.NVTX_TABLE} AS a {' '.join(joins)} "
-                                      f"WHERE a.\"{fm.NVTX['event_type'].name}\" IN ({types})")
-            _insert_nvtx(con, f, epoch0, pattern, grouped)
-            con.execute(f"DROP TABLE IF EXISTS {_PREFIX}nvtx")
-
-        _read_host(con, lite, f, epoch0, tables)
-
-        parts, has_pid = [], True
-        cols = ["kind", *fm.KERNEL, "bytes", "copy_kind", "src_kind", "dst_kind"]
-        for table, kind, fields in ((fm.KERNEL_TABLE, "kernel", fm.KERNEL), (fm.MEMCPY_TABLE, "memcpy", fm.COPY),
-                                    (fm.MEMSET_TABLE, "memset", fm.COPY)):
-            if table in tables:
-                table_cols = _columns(lite, table)
-                has_pid = has_pid and fm.ACTIVITY["global_pid"].find(table_cols) is not None
-                items, joins = _expr("a", fields, table_cols, table, f.path)
-                items["kind"] = f"'{kind}'"
-                parts.append(f"SELECT {_select(items, cols)} FROM {table} AS a {' '.join(joins)}")
-        if not parts:
-            return 0
-        runtime = None
-        if fm.RUNTIME_TABLE in tables:
-            items, joins = _expr("a", fm.RUNTIME, _columns(lite, fm.RUNTIME_TABLE), fm.RUNTIME_TABLE, f.path)
-            runtime = f"SELECT {_select(items, fm.RUNTIME)} FROM {fm.RUNTIME_TABLE} AS a {' '.join(joins)}"
-        # Arrow tables, not a RecordBatchReader: the INSERT reads the rows more than once, and a
-        # one-pass stream made DuckDB run it on one thread (bench/RESULTS.md)
-        act = _arrow(lite, " UNION ALL ".join(parts))
-        rt = _arrow(lite, runtime) if runtime is not None else None
-        mem_kinds = _enum(lite, tables, fm.MEM_KIND_ENUM, fm.MEM_KINDS)
-    if rt is not None:
-        _insert_calls(con, f, epoch0, rt, "cuda_runtime")
-    return _insert_kernels(con, f, epoch0, kinds, act, rt, has_pid, mem_kinds)
-
-
-def _enum(lite, tables: set[str], table: str, default: dict[int, str]) -> dict[int, str]:
-    """id → label of an ENUM_* table of the export, else ``default``."""
-    if table not in tables:
-        return dict(default)
-    cols = _columns(lite, table)
-    label = "label" if "label" in cols else "name"
-    t = _arrow(lite, f"SELECT id, CAST({label} AS TEXT) AS label FROM {table}").to_pydict()
-    return {int(i): str(v) for i, v in zip(t["id"], t["label"])}
-
-
-def _thread_names(con, lite, tables: set[str]) -> None:
-    """ThreadNames → temp table (global_tid, name); empty without the table."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREFIX}tnames (global_tid BIGINT, name VARCHAR)")
-    if fm.THREAD_NAMES_TABLE not in tables or fm.STRINGS_TABLE not in tables:
-        return
-    data = _arrow(lite, f"SELECT t.globalTid AS global_tid, coalesce(s.value, '') AS name FROM {fm.THREAD_NAMES_TABLE} AS t "
-                        f"JOIN {fm.STRINGS_TABLE} AS s ON s.id = t.nameId")
-    view = f"{_PREFIX}arrow"
-    register_arrow(con, view, data)
+    staged = ["nvtx", "act", "rt", "kinds", "mem", "tnames_raw", "tnames", "osrt", "sched", "enum"]
     try:
-        con.execute(f"INSERT INTO {_PREFIX}tnames SELECT global_tid, arg_max(nullif(CAST(name AS VARCHAR), ''), "
-                    f"length(CAST(name AS VARCHAR))) FROM {view} GROUP BY global_tid")
+        with SqliteInput(f.path, WHAT) as src:
+            activity = [t for t in (fm.KERNEL_TABLE, fm.MEMCPY_TABLE, fm.MEMSET_TABLE) if src.has_table(t)]
+            has_nvtx = src.has_table(fm.NVTX_TABLE)
+            if not src.has_table(fm.STRINGS_TABLE) or not (activity or has_nvtx):
+                raise InputError("not an Nsight Systems export: no StringIds and no CUPTI_ACTIVITY_KIND_KERNEL / "
+                                 "MEMCPY / MEMSET or NVTX_EVENTS table.", file=str(f.path),
+                                 hint="export the report with: nsys export --type sqlite report.nsys-rep "
+                                      "(with CUDA trace on: nsys profile -t cuda,nvtx).")
+            longest = src.text_table(fm.STRINGS_TABLE, "id", "value")
+            epoch0 = _session_start(src)
+            kinds = _copy_kinds(src)
+            version = _export_version(src)
+            con.execute("INSERT INTO event (run_id, rank, file_id, ph, name, cat, args) "
+                        "VALUES (?, ?, ?, 'M', 'nsys_export', 'nsys', ?)",
+                        [f.run_id, f.rank, f.file_id, json.dumps(version)])
+
+            if has_nvtx:
+                _stage_table(con, src, f.path, "nvtx", fm.NVTX_TABLE, fm.NVTX, longest)
+                _insert_nvtx(con, f, epoch0, pattern, grouped)
+
+            _read_host(con, src, f, epoch0, longest)
+            if not activity:
+                return 0
+            has_pid = _stage_activity(con, src, f.path, activity, longest)
+            _names_resolved(con, src, f.path)
+            _stage_table(con, src, f.path, "rt", fm.RUNTIME_TABLE, fm.RUNTIME, longest)
+            mem_kinds = _enum(src, fm.MEM_KIND_ENUM, fm.MEM_KINDS)
+        _insert_calls(con, f, epoch0, "rt", "cuda_runtime")
+        return _insert_kernels(con, f, epoch0, kinds, has_pid, mem_kinds)
     finally:
-        con.unregister(view)
+        _drop(con, staged)
 
 
-def _read_host(con, lite, f: SourceFile, epoch0: int, tables: set[str]) -> None:
+def _stage_activity(con, src: SqliteInput, path: Path, activity: list[str], longest: int) -> bool:
+    """Stage the kernel, memcpy and memset rows into one table (``act``: the same columns for
+    the three, NULL where a table has none); whether every activity table has globalPid.
+
+    Raises:
+        InputError: a required column missing, a value not of its column's kind, a kernel
+            without its start or end.
+    """
+    has_pid = True
+    names = ["kind", *fm.KERNEL, "bytes", "copy_kind", "src_kind", "dst_kind", "name_id", "short_name_id"]
+    types = {n: "VARCHAR" if n in ("kind", "name", "short_name") else "BIGINT" for n in names}
+    for i, (table, kind, fields) in enumerate(((fm.KERNEL_TABLE, "kernel", fm.KERNEL),
+                                               (fm.MEMCPY_TABLE, "memcpy", fm.COPY),
+                                               (fm.MEMSET_TABLE, "memset", fm.COPY))):
+        table_cols = src.columns(table) if table in activity else {}
+        has_pid = has_pid and (table not in activity or fm.ACTIVITY["global_pid"].find(table_cols) is not None)
+        # a kernel row needs its start and end (kernel.ts_ns / dur_ns are NOT NULL)
+        got, joins = (_cols(fields, table_cols, table, path, TIME_FIELDS) if table in activity
+                      else ([], []))
+        by_name = {c.name: c for c in got}
+        by_name["kind"] = Col("kind", None, "sql", f"'{kind}'")
+        cols = [by_name.get(n) or Col(n, None, "sql", "NULL") for n in names]
+        src.stage(con, f"{PREFIX}act", table, cols, types, joins=" ".join(joins),
+                  batch_rows=rows_for(longest, 2), append=i > 0)
+    return has_pid
+
+
+def _stage_table(con, src: SqliteInput, path: Path, name: str, table: str, fields: dict[str, Field],
+                 longest: int) -> None:
+    """Stage the checked ``fields`` of ``table`` into the temporary table ``<prefix><name>``
+    (string ids resolved through StringIds); empty when the file has no such table.
+
+    Raises:
+        InputError: a required column missing, a value not of its column's kind.
+    """
+    cols, joins = (_cols(fields, src.columns(table), table, path) if src.has_table(table)
+                   else ([Col(k, None, "sql", "NULL") for k in fields], []))
+    repeats = sum(1 for k in fields if k in fm.STRING_ID_FIELDS)
+    src.stage(con, f"{PREFIX}{name}", table, cols, _types(cols, fields), joins=" ".join(joins),
+              batch_rows=rows_for(longest, repeats))
+
+
+def _names_resolved(con, src: SqliteInput, path: Path) -> None:
+    """Refuse a kernel whose name id StringIds does not hold (it would be a kernel without a
+    name)."""
+    row = con.execute(f"SELECT name_id FROM {PREFIX}act WHERE kind = 'kernel' AND name = '' LIMIT 1").fetchone()
+    if row:
+        col = fm.KERNEL["name"].find(src.columns(fm.KERNEL_TABLE))
+        raise InputError(f"{fm.KERNEL_TABLE}.{col} holds the string id {row[0]}, which {fm.STRINGS_TABLE} does not "
+                         "have (a kernel without a name).", file=str(path),
+                         place=f"table {fm.KERNEL_TABLE}, column {col}",
+                         hint="the file may be damaged; export the report again with nsys export --type sqlite.")
+
+
+def _drop(con, names) -> None:
+    """Drop the staged tables; after a failed statement the transaction is aborted (the ingest
+    rolls it back): leave them, and the first error, alone."""
+    try:
+        for name in names:
+            con.execute(f"DROP TABLE IF EXISTS {PREFIX}{name}")
+    except duckdb.Error:
+        pass
+
+
+def _enum(src: SqliteInput, table: str, default: dict[int, str]) -> dict[int, str]:
+    """id → label of an ENUM_* table of the export (its ids checked unique), else ``default``."""
+    cols = src.columns(table)
+    label = "label" if "label" in cols else "name"
+    if "id" not in cols or label not in cols:
+        return dict(default)
+    src.text_table(table, "id", label)
+    return {int(i): str(v) for i, v in src.rows(table, [Col("id", "id", "int"), Col("label", label, "text")])
+            if i is not None}
+
+
+def _read_host(con, src: SqliteInput, f: SourceFile, epoch0: int, longest: int) -> None:
     """The host side of the export: OS runtime calls (OSRT_API → event cat osrt) and thread
     scheduling (SCHED_EVENTS → thread_state), with the thread names of ThreadNames."""
-    _thread_names(con, lite, tables)
-    if fm.OSRT_TABLE in tables and fm.STRINGS_TABLE in tables:
-        items, joins = _expr("a", fm.OSRT, _columns(lite, fm.OSRT_TABLE), fm.OSRT_TABLE, f.path)
-        _insert_calls(con, f, epoch0, _arrow(lite, f"SELECT {_select(items, fm.OSRT)} FROM {fm.OSRT_TABLE} AS a "
-                                                   f"{' '.join(joins)}"), "osrt")
-    if fm.SCHED_TABLE in tables:
-        items, joins = _expr("a", fm.SCHED, _columns(lite, fm.SCHED_TABLE), fm.SCHED_TABLE, f.path)
-        sched = _arrow(lite, f"SELECT {_select(items, fm.SCHED)} FROM {fm.SCHED_TABLE} AS a {' '.join(joins)}")
-        states = _enum(lite, tables, fm.THREAD_STATE_ENUM, {})
-        blocks = _enum(lite, tables, fm.THREAD_BLOCK_ENUM, {})
-        _insert_sched(con, f, epoch0, sched, states, blocks)
+    _stage_table(con, src, f.path, "tnames_raw", fm.THREAD_NAMES_TABLE, fm.THREAD_NAMES, longest)
+    con.execute(THREAD_NAMES)
+    if src.has_table(fm.OSRT_TABLE):
+        _stage_table(con, src, f.path, "osrt", fm.OSRT_TABLE, fm.OSRT, longest)
+        _insert_calls(con, f, epoch0, "osrt", "osrt")
+    if src.has_table(fm.SCHED_TABLE):
+        _stage_table(con, src, f.path, "sched", fm.SCHED_TABLE, fm.SCHED, longest)
+        states = _enum(src, fm.THREAD_STATE_ENUM, {})
+        blocks = _enum(src, fm.THREAD_BLOCK_ENUM, {})
+        _insert_sched(con, f, epoch0, states, blocks)
 
 
-def _insert_calls(con, f: SourceFile, epoch0: int, calls, cat: str) -> None:
-    """Host API calls (CUDA runtime / OS runtime: start, end, global_tid, name) → event rows
-    (ph X, cat ``cat``), with the thread's name."""
-    view = f"{_PREFIX}calls"
-    register_arrow(con, view, calls)
-    try:
-        con.execute(f"""
-            INSERT INTO event (run_id, rank, file_id, ph, name, cat, pid, tid, thread_name, ts_ns, dur_ns)
-            SELECT $run, $rank, $file, 'X', nullif(CAST(c.name AS VARCHAR), ''), '{cat}',
-                   CAST((c.global_tid >> 24) & 16777215 AS VARCHAR), CAST(c.global_tid & 16777215 AS VARCHAR),
-                   t.name, {int(epoch0)} + c.start, greatest(c."end" - c.start, 0)
-            FROM {view} AS c
-            LEFT JOIN {_PREFIX}tnames AS t ON t.global_tid = c.global_tid
-            ORDER BY c.start
-        """, {"run": f.run_id, "rank": f.rank, "file": f.file_id})
-    finally:
-        con.unregister(view)
+def _insert_calls(con, f: SourceFile, epoch0: int, staged: str, cat: str) -> None:
+    """Host API calls (CUDA runtime / OS runtime, staged as ``staged``) → event rows of cat ``cat``."""
+    con.execute(calls_sql(staged, cat, epoch0), {"run": f.run_id, "rank": f.rank, "file": f.file_id})
 
 
-def _insert_sched(con, f: SourceFile, epoch0: int, sched, states: dict[int, str], blocks: dict[int, str]) -> None:
-    """SCHED_EVENTS → thread_state: per thread, each event to the next one of the thread is an
-    interval, running after a schedule-in, off CPU (with the state and reason the
-    schedule-out recorded) after a schedule-out."""
-    view = f"{_PREFIX}sched"
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREFIX}enum (kind VARCHAR, id BIGINT, label VARCHAR)")
+def _insert_sched(con, f: SourceFile, epoch0: int, states: dict[int, str], blocks: dict[int, str]) -> None:
+    """SCHED_EVENTS (staged) → thread_state, with the labels of the thread states and block
+    reasons (:func:`.nsys_sql.sched_sql`)."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {PREFIX}enum (kind VARCHAR, id BIGINT, label VARCHAR)")
     rows = [["state", k, v] for k, v in states.items()] + [["block", k, v] for k, v in blocks.items()]
     if rows:
-        insert_rows(con, f"{_PREFIX}enum", rows)
-    register_arrow(con, view, sched)
-    try:
-        con.execute(f"""
-            INSERT INTO thread_state (run_id, rank, file_id, pid, tid, thread_name, ts_ns, dur_ns, state, cpu,
-                                      block_reason, source)
-            WITH ev AS (
-                SELECT start, cpu, sched_in <> 0 AS sched_in, global_tid, state, block,
-                       lead(start) OVER (PARTITION BY global_tid ORDER BY start, sched_in) AS next_start
-                FROM {view}
-                WHERE global_tid IS NOT NULL
-            )
-            SELECT $run, $rank, $file, CAST((e.global_tid >> 24) & 16777215 AS VARCHAR),
-                   CAST(e.global_tid & 16777215 AS VARCHAR), t.name, {int(epoch0)} + e.start, e.next_start - e.start,
-                   CASE WHEN e.sched_in THEN 'running'
-                        WHEN s.label = 'Running' THEN 'preempted'
-                        ELSE coalesce(s.label, 'off_cpu') END,
-                   CAST(e.cpu AS INTEGER),
-                   CASE WHEN NOT e.sched_in THEN b.label END,
-                   'nsys'
-            FROM ev AS e
-            LEFT JOIN {_PREFIX}tnames AS t ON t.global_tid = e.global_tid
-            LEFT JOIN {_PREFIX}enum AS s ON s.kind = 'state' AND s.id = e.state
-            LEFT JOIN {_PREFIX}enum AS b ON b.kind = 'block' AND b.id = e.block
-            WHERE e.next_start IS NOT NULL AND e.next_start > e.start
-            ORDER BY e.global_tid, e.start
-        """, {"run": f.run_id, "rank": f.rank, "file": f.file_id})
-    finally:
-        con.unregister(view)
-        con.execute(f"DROP TABLE IF EXISTS {_PREFIX}enum")
+        insert_rows(con, f"{PREFIX}enum", rows)
+    con.execute(sched_sql(epoch0), {"run": f.run_id, "rank": f.rank, "file": f.file_id})
 
 
-def _insert_kernels(con, f: SourceFile, epoch0: int, kinds: dict[int, str], act, rt, has_pid: bool,
-                    mem_kinds: dict[int, str] | None = None) -> int:
-    """Kernel rows from the activity stream ``act``, with the launch call of each from the
-    runtime stream ``rt`` (None without a runtime table) and the step from this file's NVTX
-    step ranges (already in ``event``)."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREFIX}kinds (id BIGINT, copy_kind VARCHAR)")
+def _insert_kernels(con, f: SourceFile, epoch0: int, kinds: dict[int, str], has_pid: bool,
+                    mem_kinds: dict[int, str]) -> int:
+    """Kernel rows from the staged activity rows (``act``), with the launch call of each from the
+    staged runtime rows (``rt``, empty without a runtime table) and the step from this file's
+    NVTX step ranges (already in ``event``); copy and memory kinds by their labels."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {PREFIX}kinds (id BIGINT, copy_kind VARCHAR)")
     if kinds:
-        insert_rows(con, f"{_PREFIX}kinds", [[k, v] for k, v in kinds.items()])
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREFIX}mem (id BIGINT, label VARCHAR)")
+        insert_rows(con, f"{PREFIX}kinds", [[k, v] for k, v in kinds.items()])
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {PREFIX}mem (id BIGINT, label VARCHAR)")
     if mem_kinds:
-        insert_rows(con, f"{_PREFIX}mem", [[k, v] for k, v in mem_kinds.items()])
-    act_view, rt_view = f"{_PREFIX}act", f"{_PREFIX}rt"
-    register_arrow(con, act_view, act)
-    if rt is not None:
-        register_arrow(con, rt_view, rt)
-    # the launch call with the same correlation id in the same process (older exports have no
-    # globalPid on the GPU activity: the correlation id alone); the earliest if one repeats
-    key = "correlation, pid" if has_pid else "correlation"
-    runtime = (f"""SELECT {key}, arg_min(tid, start) AS tid, arg_min(name, start) AS name, min(start) AS start,
-                          arg_min("end", start) AS "end"
-                   FROM (SELECT correlation, (global_tid >> 24) & 16777215 AS pid, global_tid & 16777215 AS tid,
-                                nullif(CAST(name AS VARCHAR), '') AS name, start, "end" FROM {rt_view})
-                   GROUP BY {key}""" if rt is not None else
-               "SELECT NULL::BIGINT AS correlation, NULL::BIGINT AS pid, NULL::BIGINT AS tid, "
-               "NULL::VARCHAR AS name, NULL::BIGINT AS start, NULL::BIGINT AS \"end\" WHERE false")
-    launch_on = "l.correlation = n.correlation" + (" AND l.pid = n.pid" if has_pid else "")
-    try:
-        return con.execute(f"""
-            INSERT INTO kernel BY NAME
-            WITH a AS (
-                SELECT * REPLACE (CAST(nullif(CAST(name AS VARCHAR), '') AS VARCHAR) AS name,
-                                  CAST(nullif(CAST(short_name AS VARCHAR), '') AS VARCHAR) AS short_name),
-                       row_number() OVER () AS arow,
-                       CASE WHEN global_pid IS NULL THEN NULL ELSE (global_pid >> 24) & 16777215 END AS pid
-                FROM {act_view}
-            ),
-            named AS (
-                SELECT a.*,
-                       CASE a.kind WHEN 'kernel' THEN a.name
-                                   WHEN 'memset' THEN 'Memset'
-                                   ELSE 'Memcpy ' || coalesce(k.copy_kind, 'Unknown') END AS kname,
-                       CASE a.kind WHEN 'memset' THEN 'Memset' WHEN 'memcpy' THEN k.copy_kind END AS ckind
-                FROM a LEFT JOIN {_PREFIX}kinds AS k ON a.kind = 'memcpy' AND k.id = a.copy_kind
-            ),
-            mem AS (
-                SELECT n.arow, sk.label AS src_label, dk.label AS dst_label
-                FROM named AS n
-                LEFT JOIN {_PREFIX}mem AS sk ON sk.id = n.src_kind
-                LEFT JOIN {_PREFIX}mem AS dk ON dk.id = n.dst_kind
-                WHERE n.kind = 'memcpy'
-            ),
-            launch AS ({runtime}),
-            rows AS (
-                SELECT n.*, l.name AS launch_name, l.tid AS launch_tid,
-                       {int(epoch0)} + l.start AS launch_ts_ns, l."end" - l.start AS launch_dur_ns,
-                       {int(epoch0)} + n.start AS ts_ns,
-                       n.kind = 'kernel' AND (lower(n.name) LIKE 'nccl%' OR lower(n.name) LIKE 'rccl%'
-                           OR n.name LIKE '%ncclKernel%' OR n.name LIKE '%ncclDevKernel%') AS is_comm
-                FROM named AS n LEFT JOIN launch AS l ON {launch_on}
-            ),
-            steps AS (
-                -- this file's NVTX step ranges, as derive/010 makes steps of them
-                SELECT TRY_CAST(regexp_extract(name, '#(\\d+)', 1) AS INTEGER) AS step,
-                       min(ts_ns) AS host_start_ns, max(ts_ns + coalesce(dur_ns, 0)) AS host_end_ns
-                FROM event
-                WHERE file_id = $file AND ph = 'X' AND name LIKE 'ProfilerStep#%'
-                GROUP BY 1 HAVING step IS NOT NULL
-            ),
-            by_launch AS (
-                -- the step whose range holds the launch call (the latest range started at or before it)
-                SELECT r.arow, CASE WHEN r.launch_ts_ns < s.host_end_ns THEN s.step END AS step
-                FROM (SELECT arow, launch_ts_ns FROM rows WHERE launch_ts_ns IS NOT NULL) AS r
-                ASOF JOIN steps AS s ON r.launch_ts_ns >= s.host_start_ns
-            ),
-            by_window AS (
-                -- no launch call: the last step whose range started at or before the kernel
-                SELECT r.arow, s.step
-                FROM (SELECT arow, ts_ns FROM rows WHERE launch_ts_ns IS NULL) AS r
-                ASOF JOIN steps AS s ON r.ts_ns >= s.host_start_ns
-            )
-            SELECT $run AS run_id, $rank AS rank, $file AS file_id,
-                   row_number() OVER (ORDER BY r.start, r.kname, r.arow) AS kernel_id,
-                   coalesce(bl.step, bw.step) AS step, r.kname AS name,
-                   CASE WHEN r.kind = 'kernel' THEN coalesce(r.short_name, r.name) ELSE r.kname END AS op_type,
-                   CASE WHEN r.kind = 'memcpy' THEN 'MEMCPY' WHEN r.kind = 'memset' THEN 'MEMSET'
-                        WHEN r.is_comm THEN 'COMMUNICATION' ELSE 'KERNEL' END AS accelerator_core,
-                   r.device AS device_id, CAST(r.stream AS VARCHAR) AS stream_id,
-                   r.ts_ns, greatest(r."end" - r.start, 0) AS dur_ns, r.is_comm AS is_communication,
-                   r.grid_x, r.grid_y, r.grid_z, r.block_x, r.block_y, r.block_z,
-                   r.correlation AS correlation_id,
-                   r.launch_name, CAST(r.launch_tid AS VARCHAR) AS launch_tid, r.launch_ts_ns, r.launch_dur_ns,
-                   r.ckind AS copy_kind, CASE WHEN r.kind <> 'kernel' THEN r.bytes END AS size_bytes,
-                   m.src_label AS src_kind, m.dst_label AS dst_kind,
-                   'nsys' AS source
-            FROM rows AS r
-            LEFT JOIN by_launch AS bl USING (arow)
-            LEFT JOIN by_window AS bw USING (arow)
-            LEFT JOIN mem AS m USING (arow)
-            ORDER BY kernel_id
-        """, {"run": f.run_id, "rank": f.rank, "file": f.file_id}).fetchone()[0]
-    finally:
-        con.unregister(act_view)
-        if rt is not None:
-            con.unregister(rt_view)
-        con.execute(f"DROP TABLE IF EXISTS {_PREFIX}kinds")
-        con.execute(f"DROP TABLE IF EXISTS {_PREFIX}mem")
-        con.execute(f"DROP TABLE IF EXISTS {_PREFIX}tnames")
+        insert_rows(con, f"{PREFIX}mem", [[k, v] for k, v in mem_kinds.items()])
+    params = {"run": f.run_id, "rank": f.rank, "file": f.file_id}
+    return con.execute(kernels_sql(epoch0, has_pid), params).fetchone()[0]
 
 
 def _insert_nvtx(con, f: SourceFile, epoch0: int, pattern: str, grouped: bool) -> None:
     """NVTX ranges and marks → event; step ranges renamed ProfilerStep#N."""
-    number = ("TRY_CAST(regexp_extract(text, $pattern, 1) AS INTEGER)" if grouped else
-              "CAST(row_number() OVER (PARTITION BY regexp_matches(text, $pattern) ORDER BY start, \"end\" DESC) "
-              "AS INTEGER)")
-    con.execute(f"""
-        INSERT INTO event
-        WITH e AS (
-            SELECT start, "end", event_type, nullif(CAST(text AS VARCHAR), '') AS text,
-                   CASE WHEN global_tid IS NULL THEN NULL ELSE (global_tid >> 24) & 16777215 END AS pid,
-                   CASE WHEN global_tid IS NULL THEN NULL ELSE global_tid & 16777215 END AS tid
-            FROM {_PREFIX}nvtx
-        ),
-        s AS (
-            SELECT *, CASE WHEN event_type IN ({', '.join(str(t) for t in fm.NVTX_RANGE_TYPES)})
-                                AND "end" IS NOT NULL AND "end" >= start AND regexp_matches(text, $pattern)
-                           THEN {number} END AS step
-            FROM e
-        )
-        SELECT $run, $rank, $file,
-               CASE WHEN event_type IN ({', '.join(str(t) for t in fm.NVTX_MARK_TYPES)}) THEN 'i' ELSE 'X' END,
-               CASE WHEN step IS NOT NULL THEN 'ProfilerStep#' || step ELSE text END,
-               'nvtx', CAST(pid AS VARCHAR), CAST(tid AS VARCHAR), NULL, NULL,
-               {int(epoch0)} + start,
-               CASE WHEN "end" IS NOT NULL AND "end" >= start AND event_type NOT IN
-                    ({', '.join(str(t) for t in fm.NVTX_MARK_TYPES)}) THEN "end" - start END,
-               NULL, NULL,
-               CASE WHEN step IS NOT NULL THEN json_object('nvtx_text', text) END
-        FROM s
-        ORDER BY start
-    """, {"pattern": pattern, "run": f.run_id, "rank": f.rank, "file": f.file_id})
+    con.execute(nvtx_sql(epoch0, grouped), {"pattern": pattern, "run": f.run_id, "rank": f.rank, "file": f.file_id})

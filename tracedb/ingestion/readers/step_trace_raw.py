@@ -13,10 +13,25 @@ from ...timeconv import clean_text
 from ..fieldmaps import missing
 from ..fieldmaps.step_trace_raw import COMM_END_SUFFIX, COMM_START_SUFFIX, FIELDS
 from ..sources.csvsource import CsvFile, ident as _sql_ident, ns_in_range, open_csv, run
+from ..sources.errors import printable
 
 _STEP = _sql_ident(FIELDS["step"].name)
 # a real step row: step_num all digits and not 0 (the last row is the average: '-', or '0' in old files)
 STEP_ROW = f"regexp_full_match(trim({_STEP}), '0*[1-9][0-9]*')"
+
+
+def check_steps(con: duckdb.DuckDBPyConnection, csv: CsvFile, src: str, params) -> None:
+    """Refuse a row whose step_num is neither a step number (a positive integer) nor the
+    average row's '-' (or '0' in old files): such a row would be skipped as the average row,
+    silently. ``src``: the read_csv call of ``csv`` with its path bound by ``params``."""
+    bad = run(con, csv, f"""
+        SELECT line, {_STEP} FROM (SELECT row_number() OVER () + 1 AS line, * FROM {src})
+        WHERE NOT ({STEP_ROW} OR coalesce(trim({_STEP}), '') IN ('-', '0'))
+        ORDER BY line LIMIT 1""", params).fetchone()
+    if bad:
+        raise InputError(f"column {FIELDS['step'].name!r} holds {printable(str(bad[1] or ''))!r}, not a step number "
+                         "(a positive integer, or '-' on the average row).", file=str(csv.path),
+                         place=f"line {bad[0]}", hint="the file was edited or corrupted; re-export it.")
 
 
 def _ticks_sql(col: str) -> str:
@@ -55,6 +70,7 @@ def read(con: duckdb.DuckDBPyConnection, f) -> int:
     with open_csv(f.path, "MindSpore step_trace_raw_{rank}_detail_time.csv", lambda h: missing(FIELDS, h)) as csv:
         ids = {"run_id": f.run_id, "rank": f.rank, "file_id": f.file_id, "path": csv.src}
         src = csv.sql("$path")
+        check_steps(con, csv, src, {"path": csv.src})
         start, end = FIELDS["start_ns"].name, FIELDS["end_ns"].name
         bad = run(con, csv, f"""
             SELECT line FROM (SELECT row_number() OVER () + 1 AS line, * FROM {src})

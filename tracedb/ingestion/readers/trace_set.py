@@ -23,10 +23,11 @@ from ...progress import watch
 from ..sources.csvsource import ns_in_range
 from ..sources.errors import MAX_OBJECT
 from ..sources.file import SourceFile
-from ..sources.jsonsource import event_array, first_byte, is_gzip, scan_metadata
+from ..sources.jsonbytes import first_byte, is_gzip
+from ..sources.jsonsource import event_array, scan_metadata
 from ..sources.paths import literal_path
-from .chrome import (RAW_TS_NEEDED, TRANSFORM, TS_JSON, TS_STR, SplitReadFailed, fast_ts_text, insert_events,
-                     names_from_rows, value_text, with_ns)
+from .chrome import (RAW_TS_NEEDED, TRANSFORM, TS_JSON, TS_STR, SplitReadFailed, args_sql, check_metadata,
+                     fast_ts_text, insert_events, names_from_rows, value_text, with_ns)
 
 FILES = "_tracedb_set_files"
 NAMES_P = "_tracedb_set_process_names"
@@ -80,7 +81,7 @@ def _insert_sql() -> str:
         SELECT f.run_id, f.rank, f.file_id, r.ph, r.name, r.cat, r.pid, r.tid, p.process_name, t.thread_name,
                CASE WHEN r.{TS_JSON} IS NOT NULL AND r.ts_text IS NULL THEN {RAW_TS_NEEDED}
                     ELSE {ns_in_range('r.tracedb_ts_ns')} END,
-               {ns_in_range('r.tracedb_dur_ns')}, r.id, r.bp, r.args
+               {ns_in_range('r.tracedb_dur_ns')}, r.id, r.bp, {args_sql('r.args', None)}
         FROM {events} AS r
         JOIN {FILES} AS f ON f.path = r.filename
         LEFT JOIN {NAMES_P} AS p ON p.file_id = f.file_id AND p.pid = r.pid
@@ -123,7 +124,10 @@ def read(con: duckdb.DuckDBPyConnection, files: list[SourceFile], label: str = "
         if raw:     # a ts the typed read cannot give exactly: this file again, the raw way
             con.execute("DELETE FROM event WHERE file_id = ?", [f.file_id])
             n = insert_events(con, f, f.rank, meta=metas[f.file_id])
-        elif named != sum(1 for e in metas[f.file_id] if e.get("name") in ("process_name", "thread_name")):
+            out[f.file_id] = n
+            continue
+        check_metadata(con, f)      # the checks insert_events makes after its read
+        if named != sum(1 for e in metas[f.file_id] if e.get("name") in ("process_name", "thread_name")):
             names_from_rows(con, f.file_id)
         out[f.file_id] = n
     con.execute(f"DROP TABLE {FILES}")

@@ -9,7 +9,8 @@ from ...engine import duckdb
 
 from ...progress import watch
 from ..sources.file import SourceFile
-from ..sources.jsonsource import event_array, is_gzip, scan_metadata
+from ..sources.jsonbytes import is_gzip
+from ..sources.jsonsource import event_array, scan_metadata
 from .chrome import insert_events
 
 

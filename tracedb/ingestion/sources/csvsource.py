@@ -5,18 +5,19 @@ errors into an :class:`~tracedb.errors.InputError` naming the file and the line.
 Every CSV is read by DuckDB with the columns named from the header (no sniffing: a sniffer
 that guesses from the first rows refuses a file with one odd row with a message about
 "dialects"), all as text (values are converted in SQL, exactly). The parser is strict:
-an unterminated quote or a row with more cells than the header is an error with its line (a
-lost line break merges two rows: padding them would silently drop one). A row with fewer
-cells is padded with NULLs (a real msinsight fixture has one), except the last row: a file
-cut inside a row is refused (:func:`check_complete`).
+an unterminated quote or a row with more or fewer cells than the header is an error with its
+line (a lost line break merges two rows, a lost comma shifts every later cell of its row:
+padding would silently drop a row or turn it into NULLs); a file cut inside its last row is
+refused as truncated (:func:`check_complete`). The text must be UTF-8 without NUL bytes
+(:func:`check_text`, every byte: DuckDB checks only the columns a reader uses).
 """
 from __future__ import annotations
 
+import codecs
 import csv
 import os
 import re
 import shutil
-import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,10 +27,11 @@ from ...engine import duckdb, execute
 from ...errors import InputError
 from ...timeconv import clean_text, trim_text
 from .errors import printable, translate_read_error
+from . import tempdirs
 from .paths import literal_path
 
 OPTIONS = ("header = true, auto_detect = false, delim = ',', quote = '\"', escape = '\"', "
-           "strict_mode = true, null_padding = true")
+           "strict_mode = true, null_padding = false")
 TAIL = 1 << 16                   # bytes read from the end of a file to check its last row
 COMPACT_BYTES = 4 << 20          # files below this size get compact conversions (timeconv.us_text_to_ns)
 BAD_CELL = "tracedb-bad-cell:"   # prefix of the error() raised by a cell check, then the column name
@@ -140,6 +142,45 @@ def check_complete(path: Path, header: list[str]) -> None:
         raise InputError(f"the file is truncated: its last row has {len(cells)} of the header's {len(header)} "
                          "cells.", file=str(path), place=f"line {line_count(path)}",
                          hint="copy or export the file again.")
+
+
+def check_text(path: Path) -> None:
+    """Refuse a CSV holding a NUL byte or bytes that are not UTF-8, anywhere (DuckDB checks
+    only the columns a reader reads, and keeps a NUL inside a cell). One pass in 4 MiB chunks:
+    an ASCII chunk costs a memchr-speed test, others go through Python's UTF-8 decoder.
+
+    Raises:
+        InputError: naming the line and the byte.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    base = 0
+    with open(path, "rb") as f:
+        while True:
+            chunk = f.read(1 << 22)
+            nul = chunk.find(b"\0")
+            if nul >= 0:
+                _bad_text(path, base + nul, "a NUL byte (a CSV holds text)")
+            try:
+                if chunk and not (chunk.isascii() and not decoder.getstate()[0]):
+                    decoder.decode(chunk)
+                elif not chunk:
+                    decoder.decode(b"", final=True)
+            except UnicodeDecodeError as e:
+                pending = len(e.object) - len(chunk) if chunk else len(e.object)
+                _bad_text(path, base - pending + e.start, "bytes that are not UTF-8 text")
+            if not chunk:
+                return
+            base += len(chunk)
+
+
+def _bad_text(path: Path, offset: int, what: str) -> None:
+    line, left = 1, offset
+    with open(path, "rb") as f:
+        while left > 0 and (chunk := f.read(min(left, 1 << 22))):
+            line += chunk.count(b"\n")
+            left -= len(chunk)
+    raise InputError(f"the file holds {what}.", file=str(path), place=f"line {line}, byte {offset}",
+                     hint="the file was corrupted or is not a profiler CSV; re-export it.")
 
 
 @dataclass
@@ -281,16 +322,17 @@ def open_csv(path: Path, what: str, required=()):
     header giving the missing ones (e.g. :func:`tracedb.ingestion.fieldmaps.missing`).
 
     Raises:
-        InputError: empty file, missing required column, truncated file.
+        InputError: empty file, NUL or non-UTF-8 bytes, missing required column, truncated file.
     """
     header = read_header(path)
+    check_text(path)
     require_columns(header, path, required(header) if callable(required) else required, what)
     check_complete(path, header)
     if not mixed_line_breaks(path):
         with literal_path(path) as src:
             yield CsvFile(Path(path), header, src)
         return
-    folder = tempfile.mkdtemp(prefix="tracedb-csv-")
+    folder = tempdirs.make("csv")
     try:
         src = os.path.join(folder, "input.csv")
         with open(path, "rb") as fin, open(src, "wb") as fout:
