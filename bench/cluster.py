@@ -127,6 +127,8 @@ def main() -> None:
     ap.add_argument("--events-per-step", type=int, nargs="+", default=[24000],
                     help="rank sizes: 13400 ≈ 28 MB, 24000 ≈ 50 MB, 48000 ≈ 100 MB per rank")
     ap.add_argument("--subsets", action="store_true", help="smaller sets are the first ranks of the largest")
+    ap.add_argument("--subsets-of", type=int, default=None,
+                    help="with --subsets: the ranks of the full set (default: the largest of --ranks)")
     ap.add_argument("--db-dir", default=None, help="folder for the databases (default: a temporary one)")
     ap.add_argument("--ingest-args", default="", help="extra tracedb ingest options, e.g. '--jobs 2'")
     ap.add_argument("--one-thread", action="store_true", help="also ingest with --threads 1")
@@ -142,7 +144,7 @@ def main() -> None:
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|", flush=True)
     with tempfile.TemporaryDirectory(dir=args.db_dir) as tmp:
         for eps in args.events_per_step:
-            top = max(args.ranks)
+            top = args.subsets_of or max(args.ranks)
             full = generate(Path(args.data) / f"r{top}-{eps}", top, args.steps, eps) if args.subsets else None
             for n in args.ranks:
                 if full is None:

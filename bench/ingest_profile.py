@@ -44,7 +44,10 @@ def wrap(obj, name: str, key) -> None:
         return
 
     def timed(*a, **kw):
-        with phase(key(*a, **kw) if callable(key) else key):
+        k = key(*a, **kw) if callable(key) else key
+        if k is None:           # not a phase of its own (its parts are timed)
+            return orig(*a, **kw)
+        with phase(k):
             return orig(*a, **kw)
     setattr(obj, name, timed)
 
@@ -54,7 +57,8 @@ def instrument() -> None:
     from tracedb.ingestion import command, derive
     from tracedb.store import library
     wrap(command.Command, "read", lambda self, f: f"read {f.format}")
-    wrap(command.Command, "read_together", lambda self, fmt, files: f"read {fmt} ({len(files)} files, one statement)")
+    wrap(command.Command, "read_together", lambda self, fmt, files:
+         f"read {fmt} ({len(files)} files, one statement)" if len(files) > 1 else None)
     steps = {s.sql: s.name for s in derive._steps()}
     guards = {s.guard: s.name for s in derive._steps() if s.guard}
     execute = derive.execute

@@ -223,3 +223,36 @@ def test_a_bad_kernel_details_among_many_is_named(tmp_path, spy, rank, edit, mes
     assert (e.value.file, e.value.place) == (str(bad), "line 3" if rank != 1 else "line 2")
     assert message in str(e.value)
     assert not db.exists()
+
+
+def _deep(levels: int):
+    """A JSON value nested ``levels`` deep (lists in lists)."""
+    v: list = []
+    for _ in range(levels - 1):
+        v = [v]
+    return v
+
+
+@pytest.mark.parametrize("edit, what, place", [
+    # an args that is not an object: DuckDB stops the one statement (main's check, chrome.args_sql)
+    (lambda ev: ev[5].update(args="oops"), "an event's args is not a JSON object", "event 6"),
+    # metadata args nested 40 deep (> MAX_META_DEPTH 32): refused after the read (chrome.check_metadata);
+    # the object counts one level: 1 + 40 lists = 41
+    (lambda ev: ev[0]["args"].update(x=_deep(40)), "nest 41 levels deep", "metadata event 'process_name' of pid 11, tid 0"),
+])
+def test_main_checks_hold_in_a_set(tmp_path, spy, edit, what, place):
+    """The checks a trace_view.json read on its own makes hold for a file read with two others:
+    the error names the file and the place."""
+    root = tmp_path / "job"
+    for r in range(3):
+        events = _events(r)
+        if r == 1:
+            edit(events)
+        _rank(root, r, events)
+    bad = next(root.glob("host1_*")) / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    db = tmp_path / "bad.duckdb"
+    with pytest.raises(InputError) as e:
+        ingest_paths(db, root)
+    assert spy["reads"][0] == 3
+    assert (e.value.file, e.value.place) == (str(bad), place) and what in str(e.value)
+    assert not db.exists()

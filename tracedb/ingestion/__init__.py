@@ -1,12 +1,15 @@
-"""Ingest: detect → catalog + one reader per file → one derive step per rank, in one transaction.
+"""Ingest: detect → catalog + the readers → the derive steps once per batch of ranks, in one transaction.
 
 A failure anywhere rolls the whole command back: the database is exactly as it was. One
 command is one run (``--run``, else the common folder of the PATHs), unless ``run_per_path``.
-Readers write only their own file's rows (:mod:`tracedb.ingestion.readers`); the derive step
-(:mod:`tracedb.ingestion.derive`) then rebuilds, for every rank that got a file (right after its
-files), what needs two files, so the result does not depend on the order the files arrive in.
-:mod:`tracedb.ingestion.command` reads a rank, :mod:`tracedb.ingestion.staging` runs ranks in worker
-processes.
+Readers write only their own file's rows (:mod:`tracedb.ingestion.readers`; the trace_view.json
+and kernel_details.csv files of a batch of ranks in one statement each, :data:`.readers.SET_READERS`);
+the derive step (:mod:`tracedb.ingestion.derive`) then rebuilds, once over the ranks of the batch
+that got a file (right after their files), what needs two files, so the result does not depend
+on the order the files arrive in. Batches hold up to the memory limit's bytes of input
+(:func:`batch_bytes`); ``TRACEDB_INGEST_PER_RANK=1`` reads and derives one rank at a time.
+:mod:`tracedb.ingestion.command` reads a batch, :mod:`tracedb.ingestion.staging` runs ranks in worker
+processes (``--jobs``).
 """
 from __future__ import annotations
 
