@@ -5,6 +5,6 @@
 INSERT INTO step (run_id, rank, step, host_start_ns, host_end_ns)
 SELECT run_id, rank, step, min(start_ns), max(end_ns)
 FROM ascend_db_step AS d
-WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+WHERE (run_id, rank) IN (FROM derive_rank())
   AND NOT EXISTS (SELECT 1 FROM step AS s WHERE s.run_id = d.run_id AND s.rank = d.rank AND s.step = d.step)
 GROUP BY run_id, rank, step;

@@ -20,17 +20,21 @@
 -- unless-format: kernel_details
 INSERT INTO kernel BY NAME
 WITH ms_files AS (
-    SELECT file_id FROM rank_files(getvariable('run_id'), getvariable('rank'), ['msprof_timeline'])
-    WHERE NOT EXISTS (FROM rank_files(getvariable('run_id'), getvariable('rank'), ['mindspore_timeline']))
+    SELECT file_id FROM derive_files(['msprof_timeline'])
+    WHERE (run_id, rank) NOT IN (SELECT run_id, rank FROM derive_files(['mindspore_timeline']))
+),
+with_details AS (
+    -- written by 020 when the rank has kernel_details.csv
+    SELECT DISTINCT run_id, rank FROM kernel
+    WHERE (run_id, rank) IN (FROM derive_rank()) AND source = 'kernel_details'
 ),
 tasks AS (
-    SELECT file_id, name, ts_ns, dur_ns, tid, thread_name,
+    SELECT run_id, rank, file_id, name, ts_ns, dur_ns, tid, thread_name,
            json_extract_string(args, '$."Task Type"') AS task_type,
            process_name IN ('HCCL', 'Communication') AS is_communication
     FROM event
-    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
-      AND (file_id IN (FROM rank_files(getvariable('run_id'), getvariable('rank'), ['trace_view']))
-           OR file_id IN (FROM ms_files))
+    WHERE (run_id, rank) IN (FROM derive_rank())
+      AND (file_id IN (SELECT file_id FROM derive_files(['trace_view'])) OR file_id IN (FROM ms_files))
       AND ph = 'X' AND ts_ns IS NOT NULL AND dur_ns IS NOT NULL
       AND (
         (process_name = 'Ascend Hardware' AND coalesce(thread_name, '') NOT LIKE 'Step Trace%'
@@ -47,23 +51,22 @@ tasks AS (
          AND lower(name) NOT IN ('memcopyasync', 'other'))
         OR (process_name IN ('HCCL', 'Communication') AND thread_name LIKE '%Communication%'
             AND NOT (file_id IN (FROM ms_files)
-                     AND EXISTS (FROM rank_files(getvariable('run_id'), getvariable('rank'), ['step_trace_raw']))))
+                     AND (run_id, rank) IN (SELECT run_id, rank FROM derive_files(['step_trace_raw']))))
       )
-      AND NOT EXISTS (SELECT 1 FROM kernel        -- written by 020 when the rank has kernel_details.csv
-                      WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
-                        AND source = 'kernel_details')
+      AND (run_id, rank) NOT IN (FROM with_details)
 ),
-step_start AS (FROM host_step_starts(getvariable('run_id'), getvariable('rank')))
-SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, file_id,
-       row_number() OVER (ORDER BY ts_ns, name) AS kernel_id, w.step, name,
-       CASE WHEN is_communication THEN regexp_replace(name, '_\d+_\d+_\d+$', '') ELSE name END AS op_type,
-       CASE WHEN is_communication THEN 'COMMUNICATION' ELSE task_type END AS accelerator_core,
-       task_type, npu_device_of(getvariable('run_id'), getvariable('rank')) AS device_id,
-       CASE WHEN is_communication THEN NULL ELSE tid END AS stream_id,
-       ts_ns, dur_ns, is_communication,
-       CASE WHEN is_communication
-            THEN nullif(regexp_extract(thread_name, '^Group (.+?) (Aicpu )?Communication$', 1), '') END AS group_name,
+step_start AS (FROM host_step_starts())
+SELECT t.run_id, t.rank, t.file_id,
+       row_number() OVER (PARTITION BY t.run_id, t.rank ORDER BY t.ts_ns, t.name) AS kernel_id, w.step, t.name,
+       CASE WHEN t.is_communication THEN regexp_replace(t.name, '_\d+_\d+_\d+$', '') ELSE t.name END AS op_type,
+       CASE WHEN t.is_communication THEN 'COMMUNICATION' ELSE t.task_type END AS accelerator_core,
+       t.task_type, d.device_id,
+       CASE WHEN t.is_communication THEN NULL ELSE t.tid END AS stream_id,
+       t.ts_ns, t.dur_ns, t.is_communication,
+       CASE WHEN t.is_communication
+            THEN nullif(regexp_extract(t.thread_name, '^Group (.+?) (Aicpu )?Communication$', 1), '') END AS group_name,
        'trace_view' AS source
-FROM tasks
-ASOF LEFT JOIN step_start AS w ON tasks.ts_ns >= w.host_start_ns
-ORDER BY kernel_id;
+FROM tasks AS t
+LEFT JOIN npu_device() AS d ON d.run_id = t.run_id AND d.rank = t.rank
+ASOF LEFT JOIN step_start AS w ON w.run_id = t.run_id AND w.rank = t.rank AND t.ts_ns >= w.host_start_ns
+ORDER BY t.run_id, t.rank, kernel_id;

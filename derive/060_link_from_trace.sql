@@ -9,15 +9,15 @@
 -- holds the task start. The op's step: the step of the communication kernel with the same name
 -- and start, else the last step whose host window started at or before the op.
 DELETE FROM link
-WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
-  AND file_id IN (FROM rank_files(getvariable('run_id'), getvariable('rank'), ['trace_view', 'msprof_timeline']));
+WHERE (run_id, rank) IN (FROM derive_rank())
+  AND file_id IN (SELECT file_id FROM derive_files(['trace_view', 'msprof_timeline']));
 
 INSERT INTO link BY NAME
 WITH ev AS (
-    SELECT file_id, ph, name, pid, tid, thread_name, ts_ns, dur_ns, args
+    SELECT run_id, rank, file_id, ph, name, pid, tid, thread_name, ts_ns, dur_ns, args
     FROM event
-    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
-      AND file_id IN (FROM rank_files(getvariable('run_id'), getvariable('rank'), ['trace_view', 'msprof_timeline']))
+    WHERE (run_id, rank) IN (FROM derive_rank())
+      AND file_id IN (SELECT file_id FROM derive_files(['trace_view', 'msprof_timeline']))
       AND process_name IN ('HCCL', 'Communication')
 ),
 threads AS (
@@ -60,19 +60,19 @@ planes_grouped AS (
     LEFT JOIN group_rows AS g ON g.file_id = p.file_id AND g.pid = p.pid AND g.tid = pg.group_tid
 ),
 ops AS (
-    SELECT file_id, pid, tid, name AS op_name, ts_ns, ts_ns + coalesce(dur_ns, 0) AS end_ns
+    SELECT run_id, rank, file_id, pid, tid, name AS op_name, ts_ns, ts_ns + coalesce(dur_ns, 0) AS end_ns
     FROM ev
     WHERE ph = 'X' AND thread_name LIKE '%Communication%' AND ts_ns IS NOT NULL
 ),
 op_step AS (
-    SELECT o.op_name, o.op_ts_ns, coalesce(
+    SELECT o.run_id, o.rank, o.op_name, o.op_ts_ns, coalesce(
         (SELECT min(k.step) FROM kernel AS k
-         WHERE k.run_id = getvariable('run_id') AND k.rank = getvariable('rank') AND k.is_communication
+         WHERE k.run_id = o.run_id AND k.rank = o.rank AND k.is_communication
            AND k.name = o.op_name AND k.ts_ns = o.op_ts_ns),
         (SELECT max(w.step) FROM step AS w
-         WHERE w.run_id = getvariable('run_id') AND w.rank = getvariable('rank') AND w.host_start_ns IS NOT NULL
+         WHERE w.run_id = o.run_id AND w.rank = o.rank AND w.host_start_ns IS NOT NULL
            AND w.host_start_ns <= o.op_ts_ns)) AS step
-    FROM (SELECT DISTINCT op_name, ts_ns AS op_ts_ns FROM ops) AS o
+    FROM (SELECT DISTINCT run_id, rank, op_name, ts_ns AS op_ts_ns FROM ops) AS o
 ),
 tasks AS (
     -- the task args a link row reads, parsed once per task into a struct
@@ -84,7 +84,7 @@ tasks AS (
     JOIN planes_grouped AS pg ON pg.file_id = e.file_id AND pg.pid = e.pid AND pg.tid = e.tid
     WHERE e.ph = 'X' AND e.ts_ns IS NOT NULL
 )
-SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, t.file_id,
+SELECT t.run_id, t.rank, t.file_id,
        CASE WHEN t.ts_ns <= o.end_ns THEN s.step END AS step, t.group_name,
        CASE WHEN t.ts_ns <= o.end_ns THEN o.op_name END AS op_name, t.plane_id,
        replace(trim(t.name), ' ', '_') AS task_name,
@@ -101,4 +101,4 @@ SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, t.file_id,
 FROM tasks AS t
 ASOF LEFT JOIN ops AS o
     ON o.file_id = t.file_id AND o.pid = t.pid AND o.tid = t.group_tid AND t.ts_ns >= o.ts_ns
-LEFT JOIN op_step AS s ON s.op_name = o.op_name AND s.op_ts_ns = o.ts_ns;
+LEFT JOIN op_step AS s ON s.run_id = o.run_id AND s.rank = o.rank AND s.op_name = o.op_name AND s.op_ts_ns = o.ts_ns;

@@ -12,7 +12,9 @@
 -- two windows overlap, a task belongs to the later one). Master plane: the only plane; else
 -- plane 0 if it has an RDMA task, else plane 1 (else the lowest plane) — CANN 8.0
 -- get_main_plane_id, which is what matches the corpus communication.json.
--- when: SELECT EXISTS (FROM link WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND op_name IS NOT NULL AND op_ts_ns IS NOT NULL)
+-- The ranks: the variable derive_ranks, else the one of run_id / rank (derive/_session.sql's
+-- derive_rank(), spelled out: the schema upgrade and the SQL cases run this file without it).
+-- when: SELECT EXISTS (FROM link WHERE (run_id, rank) IN (FROM derive_rank()) AND op_name IS NOT NULL AND op_ts_ns IS NOT NULL)
 UPDATE link SET
     plane_seq = c.plane_seq,
     is_master_plane = c.is_master_plane,
@@ -35,7 +37,10 @@ FROM (
                      l.task_name = 'RDMASend' AND l.transport_type = 'RDMA' AND coalesce(l.size_bytes, 0) > 0)
                 AS is_payload
         FROM link AS l
-        WHERE l.run_id = getvariable('run_id') AND l.rank = getvariable('rank')
+        WHERE (l.run_id, l.rank) IN (
+                  SELECT unnest(coalesce(getvariable('derive_ranks'),
+                                         [{'run_id': getvariable('run_id')::INTEGER,
+                                           'rank': getvariable('rank')::INTEGER}]), recursive := true))
           AND l.op_name IS NOT NULL AND l.op_ts_ns IS NOT NULL
     ),
     payload_run AS (

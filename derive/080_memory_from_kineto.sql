@@ -8,20 +8,21 @@
 -- Owner op: "same thread and op start <= event <= op end". Every thread gets its own band of
 -- one number line (thread x span + time since the first event, HUGEINT: no overflow), so the
 -- condition becomes two inequalities on one key, which DuckDB runs as an IEJoin instead of a
--- hash join on the thread filtered pair by pair; the steps go through temporary tables (inside
+-- hash join on the thread filtered pair by pair (threads of every rank of the batch share the
+-- line: the files differ); the steps go through temporary tables (inside
 -- one INSERT the planner picked a piecewise merge join).
 -- when-format: kineto
-DELETE FROM memory WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND kind = 'event';
+DELETE FROM memory WHERE (run_id, rank) IN (FROM derive_rank()) AND kind = 'event';
 
 CREATE OR REPLACE TEMP TABLE _memory_event AS
 WITH mem AS (
-    SELECT file_id, pid, tid, ts_ns,
+    SELECT run_id, rank, file_id, pid, tid, ts_ns,
            json_extract_string(args, ['$."Device Type"', '$."Device Id"', '$.Bytes', '$."Total Allocated"',
                                       '$."Total Reserved"', '$.Addr']) AS a,
            row_number() OVER () AS seq
     FROM event
-    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
-      AND file_id IN (FROM rank_files(getvariable('run_id'), getvariable('rank'), ['kineto']))
+    WHERE (run_id, rank) IN (FROM derive_rank())
+      AND file_id IN (SELECT file_id FROM derive_files(['kineto']))
       AND name = '[memory]' AND ph IN ('i', 'I')
 ),
 threads AS (
@@ -31,7 +32,7 @@ threads AS (
 frame AS (
     SELECT min(ts_ns) AS t0, max(ts_ns + coalesce(dur_ns, 0)) - min(ts_ns) + 1 AS span
     FROM event
-    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+    WHERE (run_id, rank) IN (FROM derive_rank())
       AND file_id IN (SELECT DISTINCT file_id FROM mem) AND ts_ns IS NOT NULL
 )
 SELECT m.*, th.thread, f.t0, f.span, th.thread::HUGEINT * f.span + (m.ts_ns - f.t0) AS k
@@ -46,7 +47,7 @@ SELECT e.name, e.dur_ns,
        th.thread::HUGEINT * th.span + (e.ts_ns + e.dur_ns - th.t0) AS k_end
 FROM event AS e
 JOIN threads AS th ON th.file_id = e.file_id AND th.pid = e.pid AND th.tid = e.tid
-WHERE e.run_id = getvariable('run_id') AND e.rank = getvariable('rank')
+WHERE (e.run_id, e.rank) IN (FROM derive_rank())
   AND e.ph = 'X' AND lower(e.cat) IN ('cpu_op', 'operator') AND e.dur_ns >= 0;
 
 CREATE OR REPLACE TEMP TABLE _memory_owner AS
@@ -56,7 +57,7 @@ JOIN _memory_op AS o ON o.k_start <= m.k AND m.k <= o.k_end
 GROUP BY m.seq;
 
 INSERT INTO memory BY NAME
-SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, m.file_id, 'event' AS kind,
+SELECT m.run_id, m.rank, m.file_id, 'event' AS kind,
        'PyTorch' AS component, w.op_name AS name,
        CASE WHEN TRY_CAST(m.a[1] AS INTEGER) = 0 THEN 'CPU'
             WHEN TRY_CAST(m.a[1] AS INTEGER) IS NULL THEN NULL

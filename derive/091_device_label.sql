@@ -6,14 +6,15 @@
 -- when-format: kineto
 UPDATE device SET device = m.device
 FROM (
-    SELECT DISTINCT device, split_part(device, ':', 1) AS label_kind, TRY_CAST(split_part(device, ':', 2) AS INTEGER) AS ordinal
+    SELECT DISTINCT run_id, rank, device, split_part(device, ':', 1) AS label_kind,
+           TRY_CAST(split_part(device, ':', 2) AS INTEGER) AS ordinal
     FROM memory
-    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND kind = 'event'
+    WHERE (run_id, rank) IN (FROM derive_rank()) AND kind = 'event'
       AND (device LIKE 'CUDA:%' OR device LIKE 'HIP:%')
 ) AS m
-WHERE device.run_id = getvariable('run_id') AND device.rank = getvariable('rank')
+WHERE device.run_id = m.run_id AND device.rank = m.rank
   AND device.device_id = m.ordinal AND device.device <> m.device
   AND split_part(device.device, ':', 1) IN ('CUDA', 'HIP')
   AND NOT EXISTS (SELECT 1 FROM memory AS x
-                  WHERE x.run_id = getvariable('run_id') AND x.rank = getvariable('rank') AND x.kind = 'event'
+                  WHERE x.run_id = device.run_id AND x.rank = device.rank AND x.kind = 'event'
                     AND x.device = device.device);

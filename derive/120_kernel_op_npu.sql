@@ -6,24 +6,24 @@
 -- "Group ... Communication" thread, same name, start within 1 us) starts at the op: the
 -- innermost op of the flow start's thread that starts at the flow start.
 -- Kernels nothing links to an op keep op_id NULL.
--- when: SELECT EXISTS (FROM op WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND source = 'trace_view')
+-- when: SELECT EXISTS (FROM op WHERE (run_id, rank) IN (FROM derive_rank()) AND source = 'trace_view')
 UPDATE kernel SET op_id = a.op_id
 FROM (
     WITH ops AS (
         SELECT file_id, tid, op_id, ts_ns, dur_ns, depth, source FROM op
-        WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND source = 'trace_view'
+        WHERE (run_id, rank) IN (FROM derive_rank()) AND source = 'trace_view'
     ),
     -- NPU: the async_npu flows ending at the kernels (_session.sql)
     flow_start AS (
-        FROM npu_flow_starts(getvariable('run_id'), getvariable('rank'), 'async_npu')
+        FROM npu_flow_starts('async_npu')
     ),
     npu AS (
-        SELECT fs.source, fs.kernel_id, arg_max(o.op_id, (o.depth, o.op_id)) AS op_id
+        SELECT fs.run_id, fs.rank, fs.source, fs.kernel_id, arg_max(o.op_id, (o.depth, o.op_id)) AS op_id
         FROM flow_start AS fs
         JOIN ops AS o ON o.file_id = fs.file_id AND o.tid = fs.tid AND o.ts_ns = fs.ts_ns
-        GROUP BY fs.source, fs.kernel_id
+        GROUP BY fs.run_id, fs.rank, fs.source, fs.kernel_id
     )
     FROM npu
 ) AS a
-WHERE kernel.run_id = getvariable('run_id') AND kernel.rank = getvariable('rank')
+WHERE kernel.run_id = a.run_id AND kernel.rank = a.rank
   AND kernel.source = a.source AND kernel.kernel_id = a.kernel_id;

@@ -13,84 +13,88 @@
 -- (kernel.op_id), so that a range on the Python thread holds the kernels torch_npu launched
 -- from its task-queue thread. Ranges and calls are cut into 2^20 ns buckets and joined on
 -- (thread, bucket) (as host_wait does), every pair kept once, in the call's first bucket.
--- when: SELECT EXISTS (FROM event WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND ph = 'X' AND lower(cat) IN ('nvtx', 'mstx', 'user_annotation'))
-DELETE FROM kernel_range WHERE run_id = getvariable('run_id') AND rank = getvariable('rank');
+-- when: SELECT EXISTS (FROM event WHERE (run_id, rank) IN (FROM derive_rank()) AND ph = 'X' AND lower(cat) IN ('nvtx', 'mstx', 'user_annotation'))
+DELETE FROM kernel_range WHERE (run_id, rank) IN (FROM derive_rank());
 
-DELETE FROM host_range WHERE run_id = getvariable('run_id') AND rank = getvariable('rank');
+DELETE FROM host_range WHERE (run_id, rank) IN (FROM derive_rank());
 
 INSERT INTO host_range (run_id, rank, file_id, range_id, kind, name, pid, tid, ts_ns, dur_ns, depth,
                         parent_range_id, step)
 WITH ev AS (
-    SELECT e.file_id, lower(e.cat) AS kind, e.name, e.pid, e.tid, e.ts_ns, e.dur_ns,
-           row_number() OVER (ORDER BY e.ts_ns, e.dur_ns DESC, lower(e.cat), e.tid, e.name, e.rowid) AS range_id
+    SELECT e.run_id, e.rank, e.file_id, lower(e.cat) AS kind, e.name, e.pid, e.tid, e.ts_ns, e.dur_ns,
+           e.rowid AS erow,
+           row_number() OVER (PARTITION BY e.run_id, e.rank
+                              ORDER BY e.ts_ns, e.dur_ns DESC, lower(e.cat), e.tid, e.name, e.rowid) AS range_id
     FROM event AS e
-    WHERE e.run_id = getvariable('run_id') AND e.rank = getvariable('rank') AND e.ph = 'X'
+    WHERE (e.run_id, e.rank) IN (FROM derive_rank()) AND e.ph = 'X'
       AND lower(e.cat) IN ('nvtx', 'mstx', 'user_annotation') AND e.ts_ns IS NOT NULL AND e.dur_ns >= 0
 ),
 sweep AS (
-    SELECT range_id, delta,
+    SELECT erow, delta,
            sum(delta) OVER (PARTITION BY file_id, kind, tid ORDER BY t, ord_kind, ord ROWS UNBOUNDED PRECEDING) AS running
-    FROM (SELECT file_id, kind, tid, range_id, ts_ns AS t, 1 AS ord_kind, 2 * range_id AS ord, 1 AS delta FROM ev
+    FROM (SELECT file_id, kind, tid, erow, ts_ns AS t, 1 AS ord_kind, 2 * range_id AS ord, 1 AS delta FROM ev
           UNION ALL
-          SELECT file_id, kind, tid, range_id, ts_ns + dur_ns, CASE WHEN dur_ns > 0 THEN 0 ELSE 1 END,
+          SELECT file_id, kind, tid, erow, ts_ns + dur_ns, CASE WHEN dur_ns > 0 THEN 0 ELSE 1 END,
                  CASE WHEN dur_ns > 0 THEN 0 ELSE 2 * range_id + 1 END, -1
           FROM ev)
 ),
 tree AS (
-    SELECT ev.file_id, ev.kind, coalesce(ev.tid, '') AS tid, ev.range_id, sw.running - 1 AS depth
-    FROM ev JOIN sweep AS sw ON sw.range_id = ev.range_id AND sw.delta = 1
+    SELECT ev.file_id, ev.kind, coalesce(ev.tid, '') AS tid, ev.erow, ev.range_id, sw.running - 1 AS depth
+    FROM ev JOIN sweep AS sw ON sw.erow = ev.erow AND sw.delta = 1
 ),
 parent AS (
-    SELECT c.range_id, p.range_id AS parent_range_id
+    SELECT c.erow, p.range_id AS parent_range_id
     FROM (FROM tree WHERE depth > 0) AS c
     ASOF JOIN tree AS p ON p.file_id = c.file_id AND p.kind = c.kind AND p.tid = c.tid AND p.depth = c.depth - 1
                        AND c.range_id > p.range_id
 ),
 steps AS (
-    SELECT step, host_start_ns, host_end_ns FROM step
-    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND host_start_ns IS NOT NULL
+    SELECT run_id, rank, step, host_start_ns, host_end_ns FROM step
+    WHERE (run_id, rank) IN (FROM derive_rank()) AND host_start_ns IS NOT NULL
 )
-SELECT getvariable('run_id'), getvariable('rank'), ev.file_id, ev.range_id, ev.kind, ev.name, ev.pid, ev.tid,
+SELECT ev.run_id, ev.rank, ev.file_id, ev.range_id, ev.kind, ev.name, ev.pid, ev.tid,
        ev.ts_ns, ev.dur_ns, t.depth, p.parent_range_id,
        CASE WHEN ev.ts_ns < s.host_end_ns THEN s.step END
 FROM ev
-JOIN tree AS t ON t.range_id = ev.range_id
-LEFT JOIN parent AS p ON p.range_id = ev.range_id
-ASOF LEFT JOIN steps AS s ON ev.ts_ns >= s.host_start_ns
-ORDER BY ev.range_id;
+JOIN tree AS t ON t.erow = ev.erow
+LEFT JOIN parent AS p ON p.erow = ev.erow
+ASOF LEFT JOIN steps AS s ON s.run_id = ev.run_id AND s.rank = ev.rank AND ev.ts_ns >= s.host_start_ns
+ORDER BY ev.run_id, ev.rank, ev.range_id;
 
 INSERT INTO kernel_range (run_id, rank, kernel_id, range_id, is_innermost)
 WITH calls AS (
     -- the launch call of each kernel (a point when only the flow start is known) ...
-    SELECT kernel_id, launch_tid AS tid, launch_ts_ns AS ts_ns, launch_ts_ns + coalesce(launch_dur_ns, 0) AS end_ns
+    SELECT run_id, rank, kernel_id, launch_tid AS tid, launch_ts_ns AS ts_ns,
+           launch_ts_ns + coalesce(launch_dur_ns, 0) AS end_ns
     FROM kernel
-    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND launch_tid IS NOT NULL
+    WHERE (run_id, rank) IN (FROM derive_rank()) AND launch_tid IS NOT NULL
       AND launch_ts_ns IS NOT NULL
     UNION ALL
     -- ... and the framework op that launched it
-    SELECT k.kernel_id, o.tid, o.ts_ns, o.ts_ns + o.dur_ns
+    SELECT k.run_id, k.rank, k.kernel_id, o.tid, o.ts_ns, o.ts_ns + o.dur_ns
     FROM kernel AS k
     JOIN op AS o ON o.run_id = k.run_id AND o.rank = k.rank AND o.op_id = k.op_id
-    WHERE k.run_id = getvariable('run_id') AND k.rank = getvariable('rank') AND k.op_id IS NOT NULL
+    WHERE (k.run_id, k.rank) IN (FROM derive_rank()) AND k.op_id IS NOT NULL
       AND o.tid IS NOT NULL
 ),
 ranges AS (
-    SELECT range_id, kind, tid, ts_ns, ts_ns + dur_ns AS end_ns, depth
+    SELECT run_id, rank, range_id, kind, tid, ts_ns, ts_ns + dur_ns AS end_ns, depth
     FROM host_range
-    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND tid IS NOT NULL
+    WHERE (run_id, rank) IN (FROM derive_rank()) AND tid IS NOT NULL
 ),
 range_bucket AS (
     SELECT r.*, unnest(generate_series(r.ts_ns // 1048576, r.end_ns // 1048576)) AS bucket
     FROM ranges AS r
-    WHERE r.tid IN (SELECT DISTINCT tid FROM calls)
+    WHERE (r.run_id, r.rank, r.tid) IN (SELECT DISTINCT run_id, rank, tid FROM calls)
 ),
 inside AS (
-    SELECT DISTINCT c.kernel_id, r.range_id, r.kind, r.depth
+    SELECT DISTINCT c.run_id, c.rank, c.kernel_id, r.range_id, r.kind, r.depth
     FROM calls AS c
-    JOIN range_bucket AS r ON r.tid = c.tid AND r.bucket = c.ts_ns // 1048576
+    JOIN range_bucket AS r ON r.run_id = c.run_id AND r.rank = c.rank AND r.tid = c.tid
+                          AND r.bucket = c.ts_ns // 1048576
     WHERE r.ts_ns <= c.ts_ns AND c.end_ns <= r.end_ns
 )
-SELECT getvariable('run_id'), getvariable('rank'), kernel_id, range_id,
-       row_number() OVER (PARTITION BY kernel_id, kind ORDER BY depth DESC, range_id DESC) = 1
+SELECT run_id, rank, kernel_id, range_id,
+       row_number() OVER (PARTITION BY run_id, rank, kernel_id, kind ORDER BY depth DESC, range_id DESC) = 1
 FROM inside
-ORDER BY kernel_id, range_id;
+ORDER BY run_id, rank, kernel_id, range_id;

@@ -1,4 +1,4 @@
--- kernel_rule_match: the classification of every kernel of (run, rank) (a row per kernel) by kernel_class_rule,
+-- kernel_rule_match: the classification of every kernel of the ranks (a row per kernel) by kernel_class_rule,
 -- stored once per rank so the views read it instead of matching the rules on every query (the
 -- step views read the class of every kernel several times). Rebuilt here after the rank's
 -- kernels and ops, and for every rank by `tracedb reclassify` after a rule is added or changed.
@@ -12,7 +12,9 @@
 -- op some rule of the column matches decides, and its rule's (priority, rule_id) competes with the
 -- other fields'. Rules are matched against the distinct kernel keys and the distinct op names of
 -- the rank, not against every kernel. No session macro here: tracedb reclassify runs this file on
--- a plain connection.
+-- a plain connection. The ranks: the variable derive_ranks, else the one of run_id / rank
+-- (derive/_session.sql's derive_rank(), spelled out), each with a band of its own on one number
+-- line for the range join (band x 2^64 + ns, HUGEINT; |ns| < 2^63: no pair crosses ranks).
 -- msprof_category / msprof_sub_category / msprof_direction: the same rules as msprof-analyze
 -- compare's OverallMetrics applies them, with its reading of the inputs: the op rules count only
 -- where it links the kernel to the op (NPU: async_npu flow or DB connection id, i.e. kernel.op_id;
@@ -24,6 +26,13 @@
 -- Memcpy for the other DB copies and Kineto gpu_memcpy events, NULL for copies it does not read
 -- (Kineto gpu_memset, 2021 Memcpy / Memset events, MEMCPY_ASYNC tasks of the text export).
 
+CREATE OR REPLACE TEMP TABLE _class_rank AS
+SELECT run_id, rank, (row_number() OVER (ORDER BY run_id, rank))::HUGEINT * 18446744073709551616 AS band
+FROM (SELECT DISTINCT run_id, rank
+      FROM (SELECT unnest(coalesce(getvariable('derive_ranks'),
+                                   [{'run_id': getvariable('run_id')::INTEGER, 'rank': getvariable('rank')::INTEGER}]),
+                          recursive := true)));
+
 -- The enclosing_op candidates first, as tables: both sides of the range join are then plain
 -- scans, which DuckDB plans as one IE join (over CTEs inside the ingest transaction it chose a
 -- merge join on one bound and a filter).
@@ -32,30 +41,34 @@ WITH enc_rule AS (
     SELECT u.*, CAST(u.priority AS BIGINT) * 1000000 + u.rule_id AS ord
     FROM kernel_class_rule AS u
     WHERE u.enabled AND u.match_field = 'enclosing_op'
-      AND (u.platform IS NULL OR u.platform = (SELECT platform FROM run WHERE run_id = getvariable('run_id')))
 ),
 enc_name AS (
-    -- the rank's op names some enclosing_op rule matches, with each rule that matches
-    SELECT x.name, u.rule_id, u.ord, u.category, u.sub_category, u.direction, u.collective
-    FROM (SELECT DISTINCT name FROM op
-          WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND EXISTS (FROM enc_rule)) AS x
+    -- the runs' op names some enclosing_op rule of the run's platform matches, with each rule that matches
+    SELECT x.run_id, x.name, u.rule_id, u.ord, u.category, u.sub_category, u.direction, u.collective
+    FROM (SELECT DISTINCT run_id, name FROM op
+          WHERE (run_id, rank) IN (SELECT run_id, rank FROM _class_rank) AND EXISTS (FROM enc_rule)) AS x
+    JOIN run AS r
+        ON r.run_id = x.run_id
     JOIN enc_rule AS u
-        ON lower(x.name) LIKE lower(u.pattern) ESCAPE '\'
+        ON (u.platform IS NULL OR u.platform = r.platform) AND lower(x.name) LIKE lower(u.pattern) ESCAPE '\'
 )
-SELECT o.op_id, o.ts_ns, o.ts_ns + o.dur_ns AS end_ns, n.rule_id, n.ord, n.category, n.sub_category,
-       n.direction, n.collective
+SELECT o.run_id, o.rank, o.op_id, o.ts_ns, c.band + o.ts_ns AS k_ts, c.band + o.ts_ns + o.dur_ns AS k_end,
+       n.rule_id, n.ord, n.category, n.sub_category, n.direction, n.collective
 FROM op AS o
+JOIN _class_rank AS c
+    ON c.run_id = o.run_id AND c.rank = o.rank
 JOIN enc_name AS n
-    ON n.name = o.name
-WHERE o.run_id = getvariable('run_id') AND o.rank = getvariable('rank');
+    ON n.run_id = o.run_id AND n.name = o.name;
 
 CREATE OR REPLACE TEMP TABLE _launch_at AS
 -- where each launching op starts: msprof-analyze's flow start
-SELECT o.op_id, o.ts_ns AS at_ns
+SELECT o.run_id, o.rank, o.op_id, c.band + o.ts_ns AS k_at
 FROM op AS o
-WHERE o.run_id = getvariable('run_id') AND o.rank = getvariable('rank')
-  AND o.op_id IN (SELECT op_id FROM kernel
-                  WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND op_id IS NOT NULL)
+JOIN _class_rank AS c
+    ON c.run_id = o.run_id AND c.rank = o.rank
+WHERE (o.run_id, o.rank, o.op_id) IN (SELECT run_id, rank, op_id FROM kernel
+                                      WHERE (run_id, rank) IN (SELECT run_id, rank FROM _class_rank)
+                                        AND op_id IS NOT NULL)
   AND EXISTS (FROM _enc_op);
 
 CREATE OR REPLACE TEMP TABLE _enc_class AS
@@ -63,7 +76,7 @@ CREATE OR REPLACE TEMP TABLE _enc_class AS
 -- host thread) running at the launch ([start, end], ends included) that a rule of the column
 -- matches
 SELECT
-    a.op_id,
+    a.run_id, a.rank, a.op_id,
     arg_min(e.ord, (e.ts_ns, e.op_id, e.ord)) FILTER (WHERE e.category IS NOT NULL) AS category_ord,
     arg_min(e.category, (e.ts_ns, e.op_id, e.ord)) FILTER (WHERE e.category IS NOT NULL) AS category,
     arg_min(e.rule_id, (e.ts_ns, e.op_id, e.ord)) FILTER (WHERE e.category IS NOT NULL) AS rule_id,
@@ -75,13 +88,13 @@ SELECT
     arg_min(e.collective, (e.ts_ns, e.op_id, e.ord)) FILTER (WHERE e.collective IS NOT NULL) AS collective
 FROM _launch_at AS a
 JOIN _enc_op AS e
-    ON e.ts_ns <= a.at_ns AND e.end_ns >= a.at_ns
-GROUP BY a.op_id;
+    ON e.k_ts <= a.k_at AND e.k_end >= a.k_at
+GROUP BY a.run_id, a.rank, a.op_id;
 
-DELETE FROM kernel_rule_match WHERE run_id = getvariable('run_id') AND rank = getvariable('rank');
+DELETE FROM kernel_rule_match WHERE (run_id, rank) IN (SELECT run_id, rank FROM _class_rank);
 INSERT INTO kernel_rule_match BY NAME
 WITH k_rank AS (
-    FROM kernel WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+    FROM kernel WHERE (run_id, rank) IN (SELECT run_id, rank FROM _class_rank)
 ),
 rule AS (
     SELECT *, CAST(priority AS BIGINT) * 1000000 + rule_id AS ord
@@ -190,35 +203,48 @@ op_class AS (
         ON b.platform IS NOT DISTINCT FROM r.platform AND b.name = c.name
     GROUP BY c.run_id, c.rank, c.op_id
 ),
+rank_kernels AS (
+    SELECT run_id, rank,
+           bool_or(source = 'kernel_details') AS has_details,
+           bool_or(source = 'trace_view' AND copy_kind IS NULL) AS has_trace_compute,
+           bool_or(source IN ('kernel_details', 'ascend_db')) AS has_details_or_db
+    FROM k_rank
+    GROUP BY run_id, rank
+),
+kineto_flow AS (
+    SELECT DISTINCT run_id, rank
+    FROM event
+    WHERE (run_id, rank) IN (SELECT run_id, rank FROM _class_rank)
+      AND file_id IN (SELECT file_id FROM source_file WHERE (run_id, rank) IN (SELECT run_id, rank FROM _class_rank)
+                      AND format = 'kineto')
+      AND ph = 'f' AND lower(cat) IN ('ac2g', 'async_gpu', 'async_cpu_to_gpu', 'async')
+),
 rank_facts AS (
-    -- how msprof-analyze reads this rank (see the header)
+    -- how msprof-analyze reads each rank (see the header)
     SELECT
-        r.platform,
+        c.run_id, c.rank, r.platform,
         -- a torch_npu text rank without PMU categories: Level0, or no kernel_details.csv / DB
         r.platform = 'npu' AND (
-            (EXISTS (SELECT 1 FROM k_rank WHERE source = 'kernel_details')
-             AND coalesce((SELECT profiler_level FROM rank
-                           WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')), '') = 'Level0')
-            OR (EXISTS (SELECT 1 FROM k_rank WHERE source = 'trace_view' AND copy_kind IS NULL)
-                AND NOT EXISTS (SELECT 1 FROM k_rank WHERE source IN ('kernel_details', 'ascend_db'))))
+            (coalesce(rk.has_details, false) AND coalesce(rr.profiler_level, '') = 'Level0')
+            OR (coalesce(rk.has_trace_compute, false) AND NOT coalesce(rk.has_details_or_db, false)))
             AS hides_categories,
         -- its op link: Kineto traces only through flows
-        r.platform <> 'gpu' OR EXISTS (
-            SELECT 1 FROM event
-            WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
-              AND file_id IN (SELECT file_id FROM source_file WHERE run_id = getvariable('run_id')
-                      AND rank = getvariable('rank') AND format = 'kineto')
-              AND ph = 'f' AND lower(cat) IN ('ac2g', 'async_gpu', 'async_cpu_to_gpu', 'async')) AS links_by_op
-    FROM run AS r
-    WHERE r.run_id = getvariable('run_id')
+        r.platform <> 'gpu' OR (c.run_id, c.rank) IN (SELECT run_id, rank FROM kineto_flow) AS links_by_op
+    FROM _class_rank AS c
+    JOIN run AS r
+        ON r.run_id = c.run_id
+    LEFT JOIN rank_kernels AS rk
+        ON rk.run_id = c.run_id AND rk.rank = c.rank
+    LEFT JOIN rank AS rr
+        ON rr.run_id = c.run_id AND rr.rank = c.rank
 ),
 gpu_memcpy AS (
     -- Kineto copies msprof-analyze reads: events of category gpu_memcpy (not the 2021 Memcpy)
     SELECT DISTINCT file_id, name, ts_ns
     FROM event
-    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
-      AND file_id IN (SELECT file_id FROM source_file WHERE run_id = getvariable('run_id')
-                      AND rank = getvariable('rank') AND format = 'kineto')
+    WHERE (run_id, rank) IN (SELECT run_id, rank FROM _class_rank)
+      AND file_id IN (SELECT file_id FROM source_file WHERE (run_id, rank) IN (SELECT run_id, rank FROM _class_rank)
+                      AND format = 'kineto')
       AND ph = 'X' AND cat = 'gpu_memcpy'
 ),
 npu_sdma AS (
@@ -226,9 +252,9 @@ npu_sdma AS (
     -- args carry "Stream Id" (newer CANN writes only "Physic Stream Id")
     SELECT DISTINCT file_id, name, ts_ns
     FROM event
-    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
-      AND file_id IN (SELECT file_id FROM source_file WHERE run_id = getvariable('run_id')
-                      AND rank = getvariable('rank') AND format = 'trace_view')
+    WHERE (run_id, rank) IN (SELECT run_id, rank FROM _class_rank)
+      AND file_id IN (SELECT file_id FROM source_file WHERE (run_id, rank) IN (SELECT run_id, rank FROM _class_rank)
+                      AND format = 'trace_view')
       AND process_name = 'Ascend Hardware' AND ph = 'X' AND args LIKE '%DMA\_SQE%' ESCAPE '\'
       AND json_extract_string(args, '$."Task Type"') IN ('SDMA_SQE', 'PCIE_DMA_SQE')
       AND json_extract(args, '$."Stream Id"') IS NOT NULL
@@ -263,7 +289,8 @@ best AS (
     FROM k_rank AS k
     JOIN run AS r
         ON r.run_id = k.run_id
-    CROSS JOIN rank_facts AS f
+    JOIN rank_facts AS f
+        ON f.run_id = k.run_id AND f.rank = k.rank
     LEFT JOIN key_class AS kb
         ON kb.platform IS NOT DISTINCT FROM r.platform AND kb.name IS NOT DISTINCT FROM k.name
         AND kb.op_type IS NOT DISTINCT FROM k.op_type AND kb.accelerator_core IS NOT DISTINCT FROM k.accelerator_core
@@ -272,7 +299,7 @@ best AS (
     LEFT JOIN op_class AS ob
         ON ob.run_id = k.run_id AND ob.rank = k.rank AND ob.op_id = k.op_id
     LEFT JOIN _enc_class AS eb
-        ON eb.op_id = k.op_id
+        ON eb.run_id = k.run_id AND eb.rank = k.rank AND eb.op_id = k.op_id
 ),
 chosen AS (
     SELECT
@@ -327,3 +354,4 @@ LEFT JOIN npu_sdma AS s
 DROP TABLE _enc_class;
 DROP TABLE _launch_at;
 DROP TABLE _enc_op;
+DROP TABLE _class_rank;

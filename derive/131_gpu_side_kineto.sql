@@ -5,26 +5,27 @@
 -- when-format: kineto
 UPDATE step SET gpu_start_ns = g.start_ns, gpu_end_ns = g.end_ns
 FROM (
-    SELECT TRY_CAST(regexp_extract(name, '#(\d+)', 1) AS INTEGER) AS step, min(ts_ns) AS start_ns,
+    SELECT run_id, rank, TRY_CAST(regexp_extract(name, '#(\d+)', 1) AS INTEGER) AS step, min(ts_ns) AS start_ns,
            max(ts_ns + coalesce(dur_ns, 0)) AS end_ns
     FROM event
-    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
-      AND file_id IN (FROM rank_files(getvariable('run_id'), getvariable('rank'), ['kineto']))
+    WHERE (run_id, rank) IN (FROM derive_rank())
+      AND file_id IN (SELECT file_id FROM derive_files(['kineto']))
       AND ph = 'X' AND lower(cat) = 'gpu_user_annotation' AND name LIKE 'ProfilerStep#%' AND ts_ns IS NOT NULL
-    GROUP BY 1
+    GROUP BY run_id, rank, 3
 ) AS g
-WHERE step.run_id = getvariable('run_id') AND step.rank = getvariable('rank') AND step.step = g.step;
+WHERE step.run_id = g.run_id AND step.rank = g.rank AND step.step = g.step;
 
-DELETE FROM stream_event WHERE run_id = getvariable('run_id') AND rank = getvariable('rank');
+DELETE FROM stream_event WHERE (run_id, rank) IN (FROM derive_rank());
 
 INSERT INTO stream_event BY NAME
 -- "stream" must be an integer >= 0 (ROCm runtime calls write "0x0"; context syncs -1)
-SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, file_id, cat, name, a[1] AS stream_id,
+SELECT run_id, rank, file_id, cat, name, a[1] AS stream_id,
        ts_ns, coalesce(dur_ns, 0) AS dur_ns, TRY_CAST(a[2] AS BIGINT) AS correlation_id
-FROM (SELECT file_id, cat, name, ts_ns, dur_ns, json_extract_string(args, ['$.stream', '$.correlation']) AS a
+FROM (SELECT run_id, rank, file_id, cat, name, ts_ns, dur_ns,
+             json_extract_string(args, ['$.stream', '$.correlation']) AS a
       FROM event
-      WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
-        AND file_id IN (FROM rank_files(getvariable('run_id'), getvariable('rank'), ['kineto']))
+      WHERE (run_id, rank) IN (FROM derive_rank())
+        AND file_id IN (SELECT file_id FROM derive_files(['kineto']))
         AND ph = 'X' AND ts_ns IS NOT NULL
         -- kernels and copies are kernel rows; host calls and annotations are not on a stream
         AND lower(coalesce(cat, '')) NOT IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'memcpy', 'memset',
@@ -33,4 +34,4 @@ FROM (SELECT file_id, cat, name, ts_ns, dur_ns, json_extract_string(args, ['$.st
                                              'hip_runtime', 'privateuse1_runtime', 'privateuse1_driver', 'trace')
         AND args LIKE '%"stream"%')
 WHERE TRY_CAST(a[1] AS BIGINT) >= 0
-ORDER BY ts_ns, stream_id, name;
+ORDER BY run_id, rank, ts_ns, stream_id, name;

@@ -17,13 +17,13 @@
 -- attention 2·B·H·S_q·S_kv·(D_q + D_v) forward, 2·B·H·S_q·S_kv·(3·D_q + 2·D_v) backward.
 -- Innermost: an op row with no op_shape op below it (4 levels down), the TensorBoard plugin's
 -- "bottom" Tensor Core eligible op: the one whose kernels do the work.
--- when: SELECT EXISTS (FROM op WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND input_dims IS NOT NULL) OR EXISTS (FROM kernel WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND input_shapes IS NOT NULL) OR EXISTS (FROM source_file WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND format = 'kineto')
-DELETE FROM op_shape WHERE run_id = getvariable('run_id') AND rank = getvariable('rank');
+-- when: SELECT EXISTS (FROM op WHERE (run_id, rank) IN (FROM derive_rank()) AND input_dims IS NOT NULL) OR EXISTS (FROM kernel WHERE (run_id, rank) IN (FROM derive_rank()) AND input_shapes IS NOT NULL) OR EXISTS (FROM source_file WHERE (run_id, rank) IN (FROM derive_rank()) AND format = 'kineto')
+DELETE FROM op_shape WHERE (run_id, rank) IN (FROM derive_rank());
 
 -- the op rows (three statements: one statement of every step plans for longer than it runs)
 CREATE OR REPLACE TEMP TABLE _op_shape_rank AS
 WITH op_rank AS (
-    SELECT op_id, file_id, step, tid, ts_ns, dur_ns, name, parent_op_id, input_dims, input_types, device_total_ns,
+    SELECT run_id, rank, op_id, file_id, step, tid, ts_ns, dur_ns, name, parent_op_id, input_dims, input_types, device_total_ns,
            sequence_number,
            CASE
                WHEN name = 'aten::mm' THEN 'mm'
@@ -57,11 +57,11 @@ WITH op_rank AS (
                              'npu::npu_fusion_attention_grad') THEN 'flash_attention_bwd'
            END AS family
     FROM op
-    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+    WHERE (run_id, rank) IN (FROM derive_rank())
 ),
 trace_files AS (
     SELECT file_id FROM source_file
-    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND format IN ('kineto', 'trace_view')
+    WHERE (run_id, rank) IN (FROM derive_rank()) AND format IN ('kineto', 'trace_view')
 ),
 cand AS (
     SELECT DISTINCT file_id, tid, ts_ns, dur_ns, name FROM op_rank WHERE family IS NOT NULL
@@ -72,7 +72,7 @@ op_args AS (
            any_value(json_extract_string(e.args, '$."Concrete Inputs"')) AS concrete,
            any_value(TRY_CAST(json_extract_string(e.args, '$.flops') AS BIGINT)) AS profiler_flops
     FROM event AS e
-    WHERE e.run_id = getvariable('run_id') AND e.rank = getvariable('rank')
+    WHERE (e.run_id, e.rank) IN (FROM derive_rank())
       AND e.file_id IN (SELECT file_id FROM trace_files) AND e.ph = 'X' AND lower(e.cat) IN ('cpu_op', 'operator')
       AND e.args IS NOT NULL
       AND (contains(e.args, '"flops"')
@@ -194,28 +194,28 @@ FROM op_dims0;
 
 CREATE OR REPLACE TEMP TABLE _op_shape_op AS
 WITH op_rank AS (
-    SELECT op_id, parent_op_id, sequence_number FROM op WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+    SELECT run_id, rank, op_id, parent_op_id, sequence_number FROM op WHERE (run_id, rank) IN (FROM derive_rank())
 ),
 op_dims AS (FROM _op_shape_dims),
 conv_seq AS (
     -- autograd sequence number of a conv op, its own or of one of its 3 enclosing ops (the op
     -- that recorded the autograd node: aten::conv2d, aten::cudnn_convolution ...)
-    SELECT c.op_id, coalesce(o0.sequence_number, o1.sequence_number, o2.sequence_number, o3.sequence_number) AS seq
+    SELECT c.run_id, c.rank, c.op_id, coalesce(o0.sequence_number, o1.sequence_number, o2.sequence_number, o3.sequence_number) AS seq
     FROM op_dims AS c
-    JOIN op_rank AS o0 ON o0.op_id = c.op_id
-    LEFT JOIN op_rank AS o1 ON o1.op_id = o0.parent_op_id
-    LEFT JOIN op_rank AS o2 ON o2.op_id = o1.parent_op_id
-    LEFT JOIN op_rank AS o3 ON o3.op_id = o2.parent_op_id
+    JOIN op_rank AS o0 ON o0.run_id = c.run_id AND o0.rank = c.rank AND o0.op_id = c.op_id
+    LEFT JOIN op_rank AS o1 ON o1.run_id = o0.run_id AND o1.rank = o0.rank AND o1.op_id = o0.parent_op_id
+    LEFT JOIN op_rank AS o2 ON o2.run_id = o1.run_id AND o2.rank = o1.rank AND o2.op_id = o1.parent_op_id
+    LEFT JOIN op_rank AS o3 ON o3.run_id = o2.run_id AND o3.rank = o2.rank AND o3.op_id = o2.parent_op_id
     WHERE c.is_conv
 ),
 bwd_out AS (
     -- a forward conv without stride / padding records no output size; its backward (the autograd
     -- node of the same sequence number and step) records the output gradient, whose shape it is
-    SELECT s.seq, c.step, any_value(c.g) AS g
+    SELECT c.run_id, c.rank, s.seq, c.step, any_value(c.g) AS g
     FROM op_dims AS c
-    JOIN conv_seq AS s ON s.op_id = c.op_id
+    JOIN conv_seq AS s ON s.run_id = c.run_id AND s.rank = c.rank AND s.op_id = c.op_id
     WHERE c.family IN ('conv_bwd', 'conv_bwd_input', 'conv_bwd_weight') AND len(c.g) >= 3 AND s.seq >= 0
-    GROUP BY s.seq, c.step
+    GROUP BY c.run_id, c.rank, s.seq, c.step
 ),
 op_conv AS (
     SELECT c.*,
@@ -231,12 +231,13 @@ op_conv AS (
                              THEN list_slice(b.g, 3, len(b.g)) END)
            END AS o_sp
     FROM op_dims AS c
-    LEFT JOIN conv_seq AS s ON s.op_id = c.op_id
-    LEFT JOIN bwd_out AS b ON b.seq = s.seq AND b.step IS NOT DISTINCT FROM c.step AND c.family = 'conv'
+    LEFT JOIN conv_seq AS s ON s.run_id = c.run_id AND s.rank = c.rank AND s.op_id = c.op_id
+    LEFT JOIN bwd_out AS b ON b.run_id = c.run_id AND b.rank = c.rank AND b.seq = s.seq
+                          AND b.step IS NOT DISTINCT FROM c.step AND c.family = 'conv'
 ),
 op_rows AS (
     SELECT
-        'op' AS kind, op_id, NULL::BIGINT AS kernel_id, file_id, step, name, NULL::VARCHAR AS op_type,
+        run_id, rank, 'op' AS kind, op_id, NULL::BIGINT AS kernel_id, file_id, step, name, NULL::VARCHAR AS op_type,
         coalesce(family, 'elementwise') AS family, device_total_ns AS device_ns, profiler_flops,
         CASE WHEN is_gemm THEN t[ia] WHEN is_conv THEN t[coalesce(ix, ig)] WHEN is_attn THEN t[CASE WHEN family IN ('sdpa_bwd', 'flash_attention_bwd') THEN 2 ELSE 1 END]
              ELSE list_filter(t, lambda y: precision_of(y) IS NOT NULL)[1] END AS dtype,
@@ -279,7 +280,7 @@ op_rows AS (
         is_gemm, is_conv, is_attn, w_sp, o_sp, x_sp, parent_op_id, tid
     FROM op_conv
 )
-SELECT kind, op_id, kernel_id, file_id, step, name, op_type, family, device_ns, profiler_flops, dtype,
+SELECT run_id, rank, kind, op_id, kernel_id, file_id, step, name, op_type, family, device_ns, profiler_flops, dtype,
        precision_of(dtype) AS precision0, NULL::BOOLEAN AS hf32_eligible, operand_shapes,
        CASE WHEN is_attn THEN attn_layout ELSE layout END AS layout, unparsed_reason,
        batch, m, n, k, c_in, c_out, in_h, in_w, out_h, out_w, kernel_h, kernel_w, stride_h, stride_w,
@@ -303,7 +304,7 @@ FROM op_rows;
 -- the NPU kernel rows
 CREATE OR REPLACE TEMP TABLE _op_shape_knd AS
 WITH k_rank AS (
-    SELECT k.kernel_id, k.file_id, k.step, k.name, k.op_type, k.op_id, k.dur_ns, k.input_shapes, k.input_dtypes,
+    SELECT k.run_id, k.rank, k.kernel_id, k.file_id, k.step, k.name, k.op_type, k.op_id, k.dur_ns, k.input_shapes, k.input_dtypes,
            k.output_shapes, p.input_formats, p.hf32_eligible,
            CASE
                WHEN lower(k.op_type) LIKE '%batchmatmul%' THEN 'bmm'
@@ -320,7 +321,7 @@ WITH k_rank AS (
     JOIN run AS r ON r.run_id = k.run_id AND r.platform = 'npu'
     LEFT JOIN kernel_pmu_raw AS p
         ON p.run_id = k.run_id AND p.rank = k.rank AND p.file_id = k.file_id AND p.kernel_id = k.kernel_id
-    WHERE k.run_id = getvariable('run_id') AND k.rank = getvariable('rank') AND NOT k.is_communication
+    WHERE (k.run_id, k.rank) IN (FROM derive_rank()) AND NOT k.is_communication
       AND k.copy_kind IS NULL
 ),
 k_lists AS (
@@ -377,7 +378,7 @@ k_pick AS (
 ),
 k_rows AS (
     SELECT
-        'kernel' AS kind, op_id, kernel_id, file_id, step, name, op_type, family, dur_ns AS device_ns,
+        run_id, rank, 'kernel' AS kind, op_id, kernel_id, file_id, step, name, op_type, family, dur_ns AS device_ns,
         NULL::BIGINT AS profiler_flops,
         family IN ('mm', 'bmm') AS is_gemm,
         family IN ('conv', 'conv_transpose', 'conv_bwd_input', 'conv_bwd_weight') AS is_conv,
@@ -446,7 +447,7 @@ k_attn AS (
     FROM k_final
 ),
 k_out_rows AS (
-    SELECT kind, op_id, kernel_id, file_id, step, name, op_type, family, device_ns, profiler_flops, dtype,
+    SELECT run_id, rank, kind, op_id, kernel_id, file_id, step, name, op_type, family, device_ns, profiler_flops, dtype,
            precision_of(dtype) AS precision0, hf32_eligible, operand_shapes,
            CASE WHEN is_attn THEN a_layout ELSE layout END AS layout,
            CASE WHEN d IS NULL OR len(d) = 0 THEN 'no shapes recorded'
@@ -472,7 +473,7 @@ FROM k_out_rows;
 
 INSERT INTO op_shape BY NAME
 WITH op_rank AS (
-    SELECT op_id, parent_op_id FROM op WHERE run_id = getvariable('run_id') AND rank = getvariable('rank')
+    SELECT run_id, rank, op_id, parent_op_id FROM op WHERE (run_id, rank) IN (FROM derive_rank())
 ),
 all_rows AS (
     FROM _op_shape_op
@@ -480,22 +481,29 @@ all_rows AS (
     FROM _op_shape_kernel
 ),
 shape_ops AS (
-    SELECT op_id, parent_op_id FROM all_rows WHERE kind = 'op' AND family <> 'elementwise'
+    SELECT run_id, rank, op_id, parent_op_id FROM all_rows WHERE kind = 'op' AND family <> 'elementwise'
 ),
+shape_keys AS (SELECT DISTINCT run_id, rank, op_id FROM shape_ops),
 ancestors AS (
     -- the nearest op_shape op among the 4 ops above each op row
-    SELECT s.op_id,
-           CASE WHEN p1.op_id IN (SELECT op_id FROM shape_ops) THEN p1.op_id
-                WHEN p2.op_id IN (SELECT op_id FROM shape_ops) THEN p2.op_id
-                WHEN p3.op_id IN (SELECT op_id FROM shape_ops) THEN p3.op_id
-                WHEN p4.op_id IN (SELECT op_id FROM shape_ops) THEN p4.op_id END AS parent_shape_op_id
+    -- (left joins to the shape ops, not IN lists: DuckDB runs those as mark joins hashed on the
+    -- run alone, quadratic in a batch's ops)
+    SELECT s.run_id, s.rank, s.op_id,
+           CASE WHEN q1.op_id IS NOT NULL THEN p1.op_id
+                WHEN q2.op_id IS NOT NULL THEN p2.op_id
+                WHEN q3.op_id IS NOT NULL THEN p3.op_id
+                WHEN q4.op_id IS NOT NULL THEN p4.op_id END AS parent_shape_op_id
     FROM shape_ops AS s
-    LEFT JOIN op_rank AS p1 ON p1.op_id = s.parent_op_id
-    LEFT JOIN op_rank AS p2 ON p2.op_id = p1.parent_op_id
-    LEFT JOIN op_rank AS p3 ON p3.op_id = p2.parent_op_id
-    LEFT JOIN op_rank AS p4 ON p4.op_id = p3.parent_op_id
+    LEFT JOIN op_rank AS p1 ON p1.run_id = s.run_id AND p1.rank = s.rank AND p1.op_id = s.parent_op_id
+    LEFT JOIN op_rank AS p2 ON p2.run_id = p1.run_id AND p2.rank = p1.rank AND p2.op_id = p1.parent_op_id
+    LEFT JOIN op_rank AS p3 ON p3.run_id = p2.run_id AND p3.rank = p2.rank AND p3.op_id = p2.parent_op_id
+    LEFT JOIN op_rank AS p4 ON p4.run_id = p3.run_id AND p4.rank = p3.rank AND p4.op_id = p3.parent_op_id
+    LEFT JOIN shape_keys AS q1 ON q1.run_id = p1.run_id AND q1.rank = p1.rank AND q1.op_id = p1.op_id
+    LEFT JOIN shape_keys AS q2 ON q2.run_id = p2.run_id AND q2.rank = p2.rank AND q2.op_id = p2.op_id
+    LEFT JOIN shape_keys AS q3 ON q3.run_id = p3.run_id AND q3.rank = p3.rank AND q3.op_id = p3.op_id
+    LEFT JOIN shape_keys AS q4 ON q4.run_id = p4.run_id AND q4.rank = p4.rank AND q4.op_id = p4.op_id
 )
-SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, r.file_id, r.kind, r.op_id, r.kernel_id,
+SELECT r.run_id, r.rank, r.file_id, r.kind, r.op_id, r.kernel_id,
        r.step, r.name, r.op_type, r.family,
        r.unparsed_reason IS NULL AS parsed, r.unparsed_reason, r.operand_shapes,
        r.layout, r.dtype,
@@ -505,12 +513,13 @@ SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, r.file_id, 
        TRY_CAST(r.flops AS BIGINT) AS shape_flops, r.profiler_flops,
        a.parent_shape_op_id,
        r.kind = 'kernel' OR (r.family <> 'elementwise'
-                             AND NOT EXISTS (SELECT 1 FROM ancestors AS c WHERE c.parent_shape_op_id = r.op_id))
+                             AND NOT EXISTS (SELECT 1 FROM ancestors AS c WHERE c.run_id = r.run_id AND c.rank = r.rank
+                                                             AND c.parent_shape_op_id = r.op_id))
            AS is_innermost,
        r.device_ns
 FROM all_rows AS r
-LEFT JOIN ancestors AS a ON r.kind = 'op' AND a.op_id = r.op_id
-ORDER BY r.kind DESC, r.op_id, r.kernel_id;
+LEFT JOIN ancestors AS a ON r.kind = 'op' AND a.run_id = r.run_id AND a.rank = r.rank AND a.op_id = r.op_id
+ORDER BY r.run_id, r.rank, r.kind DESC, r.op_id, r.kernel_id;
 
 DROP TABLE _op_shape_rank;
 DROP TABLE _op_shape_dims;

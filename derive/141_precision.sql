@@ -6,15 +6,15 @@
 -- floating-point one; hf32 when fp32 and kernel_details.csv / the DB says HF32 Eligible YES),
 -- else the launching op's (kernel.op_id), else none. GPU kernels carry no types: TF32 is read
 -- from their names at query time (matrix_unit_rule).
-DELETE FROM op_precision WHERE run_id = getvariable('run_id') AND rank = getvariable('rank');
+DELETE FROM op_precision WHERE (run_id, rank) IN (FROM derive_rank());
 
 INSERT INTO op_precision BY NAME
 WITH ops AS (
-    SELECT op_id,
+    SELECT run_id, rank, op_id,
            CASE WHEN regexp_matches(input_dims, '[A-Za-z]') AND NOT regexp_matches(coalesce(input_types, ''), '[A-Za-z]')
                 THEN input_dims ELSE input_types END AS types
     FROM op
-    WHERE run_id = getvariable('run_id') AND rank = getvariable('rank') AND input_types IS NOT NULL
+    WHERE (run_id, rank) IN (FROM derive_rank()) AND input_types IS NOT NULL
 ),
 distinct_types AS (
     -- a trace repeats few type lists many times: each is read once
@@ -26,20 +26,20 @@ picked AS (
                     list_filter(t, lambda y: precision_of(y) IS NOT NULL)[1]) AS dtype
     FROM distinct_types
 )
-SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, o.op_id, p.dtype, precision_of(p.dtype) AS precision
+SELECT o.run_id, o.rank, o.op_id, p.dtype, precision_of(p.dtype) AS precision
 FROM ops AS o
 JOIN picked AS p ON p.types = o.types
 WHERE p.dtype IS NOT NULL;
 
-DELETE FROM kernel_precision WHERE run_id = getvariable('run_id') AND rank = getvariable('rank');
+DELETE FROM kernel_precision WHERE (run_id, rank) IN (FROM derive_rank());
 
 INSERT INTO kernel_precision BY NAME
 WITH k AS (
-    SELECT k.kernel_id, k.file_id, k.op_id, k.input_dtypes, p.hf32_eligible
+    SELECT k.run_id, k.rank, k.kernel_id, k.file_id, k.op_id, k.input_dtypes, p.hf32_eligible
     FROM kernel AS k
     LEFT JOIN kernel_pmu_raw AS p
         ON p.run_id = k.run_id AND p.rank = k.rank AND p.file_id = k.file_id AND p.kernel_id = k.kernel_id
-    WHERE k.run_id = getvariable('run_id') AND k.rank = getvariable('rank') AND NOT k.is_communication
+    WHERE (k.run_id, k.rank) IN (FROM derive_rank()) AND NOT k.is_communication
       AND k.copy_kind IS NULL
 ),
 distinct_types AS (
@@ -54,7 +54,7 @@ picked AS (
 own AS (
     SELECT k.*, p.kdtype FROM k LEFT JOIN picked AS p ON p.input_dtypes = k.input_dtypes
 )
-SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, o.kernel_id,
+SELECT o.run_id, o.rank, o.kernel_id,
        coalesce(o.kdtype, p.dtype) AS dtype,
        CASE WHEN o.kdtype IS NOT NULL
             THEN CASE WHEN precision_of(o.kdtype) = 'fp32' AND o.hf32_eligible THEN 'hf32' ELSE precision_of(o.kdtype) END
@@ -62,4 +62,4 @@ SELECT getvariable('run_id') AS run_id, getvariable('rank') AS rank, o.kernel_id
        CASE WHEN o.kdtype IS NOT NULL THEN 'kernel' WHEN p.dtype IS NOT NULL THEN 'op' ELSE 'none' END AS source
 FROM own AS o
 LEFT JOIN op_precision AS p
-    ON p.run_id = getvariable('run_id') AND p.rank = getvariable('rank') AND p.op_id = o.op_id;
+    ON p.run_id = o.run_id AND p.rank = o.rank AND p.op_id = o.op_id;

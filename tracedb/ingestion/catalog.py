@@ -93,6 +93,8 @@ class Catalog:
         self._top = 0
         # hashes files while they are parsed (see claim); hashlib releases the GIL
         self.hasher = ThreadPoolExecutor(1, thread_name_prefix="tracedb-sha256")
+        # files recorded before they are read (:meth:`reserve`): file_id -> (format, size, hash)
+        self.pending: dict[int, tuple[str, int, Future]] = {}
 
     def close(self) -> None:
         self.hasher.shutdown(cancel_futures=True)
@@ -181,6 +183,7 @@ class Catalog:
             raise InputError("cannot read file (permission denied).", file=str(path))
         size = path.stat().st_size
         if any(f[2] == fmt and f[4] == size for f in self._run_files(run_id)):
+            self._hash_pending(fmt, size)
             sha = sha256_of(path)
             dup = self.con.execute("SELECT path FROM source_file WHERE run_id = ? AND format = ? AND sha256 = ? "
                                    "AND (? IS NULL OR rank = ?)", [run_id, fmt, sha, rank, rank]).fetchone()
@@ -248,6 +251,30 @@ class Catalog:
             self.con.execute(f'DELETE FROM "{table}" WHERE file_id = ?', [file_id])
         self.con.execute("DELETE FROM source_file WHERE file_id = ?", [file_id])
         self.forget_files()
+
+    def reserve(self, claim: Claim, run_id: int, rank: int, fmt: str, path: Path) -> None:
+        """Record a claimed file before it is read, for a reader of many files at once: the
+        catalog sees it as any recorded file (its rank's slot, the next file id, the run's
+        contents); :meth:`finish` sets its rows (and its hash, computed meanwhile)."""
+        if isinstance(claim.sha, Future):
+            self.pending[claim.file_id] = (fmt, path.stat().st_size, claim.sha)
+            claim = Claim(claim.file_id, "")       # the hash comes with finish
+        self.record(claim, run_id, rank, fmt, path, 0)
+
+    def finish(self, file_id: int, rows: int) -> None:
+        """The rows (and the hash) of a file :meth:`reserve` recorded."""
+        pending = self.pending.pop(file_id, None)
+        sha = pending[2].result() if pending else None
+        self.con.execute("UPDATE source_file SET row_count = ?, sha256 = coalesce(?, sha256) WHERE file_id = ?",
+                         [rows, sha, file_id])
+
+    def _hash_pending(self, fmt: str, size: int) -> None:
+        """The hashes of the reserved files a new file of ``fmt`` and ``size`` may repeat, in
+        source_file before the content check looks there."""
+        for file_id, (f, n, sha) in list(self.pending.items()):
+            if f == fmt and n == size:
+                del self.pending[file_id]
+                self.con.execute("UPDATE source_file SET sha256 = ? WHERE file_id = ?", [sha.result(), file_id])
 
     def record(self, claim: Claim, run_id: int, rank: int, fmt: str, path: Path, rows: int) -> None:
         sha = claim.sha.result() if isinstance(claim.sha, Future) else claim.sha

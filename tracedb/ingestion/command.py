@@ -1,6 +1,6 @@
-"""One ingest command's work on one rank inside its transaction: claim each file in the
-catalog, run its reader, record it, then the rank's derive step. :mod:`tracedb.ingestion` runs it
-rank by rank; :mod:`tracedb.ingestion.staging` runs it in a worker process per rank."""
+"""One ingest command's work inside its transaction: claim each file of a rank in the catalog,
+run its reader, record it; the derive step of a batch of ranks. :mod:`tracedb.ingestion` runs
+it batch by batch; :mod:`tracedb.ingestion.staging` runs it in a worker process per rank."""
 from __future__ import annotations
 
 import os
@@ -17,7 +17,7 @@ from . import derive
 from .catalog import Catalog, rank_origin
 from .detect import RankInput, detect
 from .metadata import write_kineto_devices
-from .readers import READERS, SplitReadFailed
+from .readers import READERS, SET_READERS, SplitReadFailed
 from .readers.hccl_trace import same_execution
 from .sources.errors import translate_read_error
 from .sources.file import SourceFile
@@ -70,16 +70,38 @@ def rank_files(unit: RankInput) -> list[tuple[str, Path, str | None]]:
     return out
 
 
+class DeriveFailed(Exception):
+    """The derive step of a batch of ranks failed in DuckDB (the transaction is aborted): the
+    caller runs the ingest again rank by rank, where a failure names its rank."""
+
+
 class Command:
-    """One attempt at an ingest command inside its transaction: the ranks' reads and derive steps."""
+    """One attempt at an ingest command inside its transaction: the ranks' reads and derive steps.
+
+    ``batch_bytes``: the input bytes of the ranks read before one derive over them
+    (:func:`tracedb.ingestion.batches`); 0 derives each rank right after its files."""
 
     def __init__(self, con, catalog: Catalog, report: IngestReport, say: Callable[[str], None],
-                 bar: Bar | None, split: bool, step_range_pattern: str | None = None):
+                 bar: Bar | None, split: bool, step_range_pattern: str | None = None, batch_bytes: int = 0):
         self.con, self.catalog, self.report, self.say, self.bar, self.split = con, catalog, report, say, bar, split
-        self.step_range_pattern = step_range_pattern
+        self.step_range_pattern, self.batch_bytes = step_range_pattern, batch_bytes
 
-    def rank(self, run_id: int, run_name: str, unit: RankInput) -> bool:
-        """Read the new files of one rank; True if any."""
+    def ranks(self, run_id: int, run_name: str, units: list[RankInput]) -> list[RankInput]:
+        """Read the new files of a batch of ranks; returns the ranks that got any. When the
+        ranks are batched (``batch_bytes``), the files of a format with a reader of many files
+        (:data:`.readers.SET_READERS`) are read together, after the others; every other file on
+        its own, in rank order."""
+        together: dict[str, list[SourceFile]] | None = {} if self.batch_bytes and self.split else None
+        new = [u for u in units if self.rank(run_id, run_name, u, together)]
+        for fmt, files in (together or {}).items():
+            self.read_together(fmt, files)
+        return new
+
+    def rank(self, run_id: int, run_name: str, unit: RankInput,
+             together: dict[str, list[SourceFile]] | None = None) -> bool:
+        """Read the new files of one rank; True if any. ``together``: where a file that a reader
+        of many files takes goes, per format, claimed and recorded now, to be read with the
+        batch's others (:meth:`read_together`)."""
         new = False
         for fmt, path, op_tag in rank_files(unit):
             claim = self.catalog.claim(run_id, None if fmt == "kineto" else unit.rank, fmt, path)
@@ -88,6 +110,12 @@ class Command:
             f = SourceFile(claim.file_id, run_id, unit.rank, fmt, path, framework=unit.framework, op_tag=op_tag,
                            split=self.split, bar=self.bar, step_range_pattern=self.step_range_pattern,
                            assign_rank=lambda meta, fid=claim.file_id: self.kineto_meta(run_id, unit, fid, meta))
+            if together is not None and fmt in SET_READERS and unit.rank is not None and SET_READERS[fmt].takes(path):
+                self.catalog.reserve(claim, run_id, unit.rank, fmt, path)
+                together.setdefault(fmt, []).append(f)
+                self.report.files_ingested.append(str(path))
+                new = True
+                continue
             n = self.read(f)
             if unit.rank is None or fmt == "kineto":
                 unit.rank = f.rank
@@ -108,6 +136,28 @@ class Command:
             self.catalog.upsert_rank(run_id, unit)
         return new
 
+    def read_together(self, fmt: str, files: list[SourceFile]) -> None:
+        """Read the reserved files of one format of a batch: in one statement, or one alone the
+        usual way (a large trace in parallel slices); their rows go into the catalog."""
+        if len(files) == 1:
+            rows = {files[0].file_id: self.read(files[0])}
+        else:
+            size = sum(f.path.stat().st_size for f in files)
+            self.say(f"ingest {len(files)} {fmt} files ({size / 1e6:.1f} MB) in one read")
+            t0 = time.perf_counter()
+            try:
+                rows = SET_READERS[fmt].read(self.con, files)
+            except (TracedbError, SplitReadFailed):
+                raise
+            except Exception as e:   # noqa: BLE001 - as Command.read: the one error boundary
+                raise SplitReadFailed(f"{type(e).__name__}: {e}") from e
+            dt = time.perf_counter() - t0
+            self.say(f"  {sum(rows.values()):,} rows in {dt:.1f} s" + (f", {size / 1e6 / dt:.0f} MB/s" if dt > 0.05 else ""))
+        for f in files:
+            self.catalog.finish(f.file_id, rows[f.file_id])
+            if rows[f.file_id]:
+                self.report.add(READERS[fmt].table, rows[f.file_id])
+
     def kineto_meta(self, run_id: int, unit: RankInput, file_id: int, meta: dict) -> int:
         """A Kineto trace's top-level keys, once its reader has them: the rank (catalog) and
         the trace's own ``device`` rows (deviceProperties); returns the rank."""
@@ -115,16 +165,22 @@ class Command:
         write_kineto_devices(self.con, file_id, run_id, rank, meta)
         return rank
 
-    def derive(self, run_id: int, unit: RankInput) -> None:
-        """The derive step of a rank; a failure (values the files allow but SQL cannot combine)
-        becomes an InputError naming the rank's input."""
+    def derive(self, run_id: int, units: list[RankInput]) -> None:
+        """The derive step of ranks of a run, once over all of them; a failure (values the files
+        allow but SQL cannot combine) becomes an InputError naming the rank's input, or, for
+        more than one rank, :class:`DeriveFailed` (the ingest runs again rank by rank)."""
+        if not units:
+            return
         try:
-            derive.run(self.con, run_id, unit.rank)
+            derive.run_set(self.con, [(run_id, u.rank) for u in units])
         except duckdb.Error as e:
-            if (oom := out_of_memory(e, str(unit.source))) is not None:
-                raise oom from e
             if storage_cause(e) is not None:
                 raise       # the database's fault (damaged, disk full), not the input's: named by store.session
+            if len(units) > 1:
+                raise DeriveFailed(str(e)) from e
+            unit = units[0]
+            if (oom := out_of_memory(e, str(unit.source))) is not None:
+                raise oom from e
             raise InputError(f"cannot combine the files of rank {unit.rank}: {str(e).splitlines()[0]}",
                              file=str(unit.source), hint="a file of this rank holds values out of range; "
                                                          "re-export it from the profiler.") from e

@@ -2,17 +2,20 @@
 that rank's files in the command, from the rows the readers wrote (``event``,
 ``kernel_details_parsed`` / ``kernel_details_raw``, ``step_trace_raw_row``, ``link``). The SQL
 lives in ``derive/*.sql`` at the top of the repository (installed as ``tracedb/_derive``): the
-numbered files of :data:`STEPS` run in order with the DuckDB variables ``run_id`` and ``rank``
-set; each rebuilds its rows of the rank (DELETE + INSERT), so the result does not depend on
-the order the files arrived in, in one command or several. ``_session.sql`` holds the
-temporary macros and the staging table the readers and the steps share.
+numbered files of :data:`STEPS` run in order, each once for a whole set of ranks (the DuckDB
+variable ``derive_ranks``, a list of ``{run_id, rank}``; the steps read it through
+``derive_rank()``); each rebuilds its rows of those ranks (DELETE + INSERT), so the result does
+not depend on the order the files arrived in, in one command or several, nor on how the ranks
+are grouped. ``_session.sql`` holds the temporary macros and the staging table the readers and
+the steps share.
 
 A step's header may say when it has work (a step with nothing to do would still scan the
-rank's events): ``-- when-format: F …`` runs it only for a rank with a file of one of these
+ranks' events): ``-- when-format: F …`` runs it only for the ranks with a file of one of these
 formats (``source_file.format``, e.g. the Kineto steps only for ranks with a Kineto trace) and
-``-- unless-format: F …`` only for a rank with none of them (the formats of a rank are read once,
-not by one query per step); ``-- when: <query>`` only when that query returns true (for what an
-earlier step wrote). The steps stay correct when run without their guards.
+``-- unless-format: F …`` only for the ranks with none of them (the formats of the ranks are
+read once, not by one query per step); ``-- when: <query>`` only when that query returns true
+over the ranks (for what an earlier step wrote). The steps stay correct when run without their
+guards.
 """
 from __future__ import annotations
 
@@ -84,13 +87,35 @@ def install_session(con: duckdb.DuckDBPyConnection) -> None:
 
 def run(con: duckdb.DuckDBPyConnection, run_id: int, rank: int) -> None:
     """Rebuild the derived rows of (run_id, rank): steps, kernels, HCCL link tasks and their
-    steps, Kineto memory events, the rank's device id."""
-    _at(con, run_id, rank)
-    formats = {f for (f,) in con.execute("SELECT format FROM source_file WHERE run_id = ? AND rank = ?",
-                                         [run_id, rank]).fetchall()}
-    for step in _steps():
-        if step.applies(formats) and (step.guard is None or execute(con, step.guard).fetchone()[0]):
-            execute(con, step.sql)
+    steps, Kineto memory events, the rank's device id (:func:`run_set` of one rank)."""
+    run_set(con, [(run_id, rank)])
+
+
+def run_set(con: duckdb.DuckDBPyConnection, ranks: list[tuple[int, int]]) -> None:
+    """Rebuild the derived rows of every (run_id, rank) of ``ranks``: each step runs once, for
+    the ranks its format guards let through (``-- when:`` guards: over those ranks)."""
+    ranks = sorted({(int(r), int(k)) for r, k in ranks})
+    if not ranks:
+        return
+    formats: dict[tuple[int, int], set[str]] = {key: set() for key in ranks}
+    for run_id, rank, fmt in con.execute(
+            "SELECT DISTINCT run_id, rank, format FROM source_file WHERE (run_id, rank) IN "
+            "(SELECT unnest(?::STRUCT(run_id INTEGER, rank INTEGER)[], recursive := true))",
+            [[{"run_id": r, "rank": k} for r, k in ranks]]).fetchall():
+        formats[(run_id, rank)].add(fmt)
+    current = None
+    try:
+        for step in _steps():
+            subset = [key for key in ranks if step.applies(formats[key])]
+            if not subset:
+                continue
+            if subset != current:
+                _at(con, subset)
+                current = subset
+            if step.guard is None or execute(con, step.guard).fetchone()[0]:
+                execute(con, step.sql)
+    finally:
+        _at(con, None)
 
 
 def upgrade(con: duckdb.DuckDBPyConnection) -> bool:
@@ -120,17 +145,29 @@ def reclassify(con: duckdb.DuckDBPyConnection) -> int:
     return _run_step(con, "130_", ranks)
 
 
-def _at(con: duckdb.DuckDBPyConnection, run_id: int, rank: int) -> None:
-    """Point the steps' ``getvariable('run_id')`` / ``getvariable('rank')`` at (run_id, rank)."""
-    con.execute(f"SET VARIABLE run_id = {int(run_id)}")
-    con.execute(f"SET VARIABLE rank = {int(rank)}")
+def _at(con: duckdb.DuckDBPyConnection, ranks: list[tuple[int, int]] | None) -> None:
+    """Point the steps' ``derive_rank()`` at ``ranks`` (the variable ``derive_ranks``); None
+    resets it (the variables run_id / rank a user sets in the shell apply again)."""
+    if ranks is None:
+        con.execute("RESET VARIABLE derive_ranks")
+        return
+    items = ", ".join(f"{{'run_id': {int(r)}, 'rank': {int(k)}}}" for r, k in ranks)
+    con.execute(f"SET VARIABLE derive_ranks = [{items}]::STRUCT(run_id INTEGER, rank INTEGER)[]")
+
+
+# ranks per statement of a step run for many ranks of the file (tracedb reclassify, the schema
+# upgrade): a batch's rows fit the memory limit as one ingest batch's do
+RANKS_PER_STEP = 16
 
 
 def _run_step(con: duckdb.DuckDBPyConnection, prefix: str, ranks: list[tuple[int, int]]) -> int:
-    """Run the one derive step whose name starts with ``prefix`` for each (run_id, rank) of
-    ``ranks``, its guard aside; returns the number of ranks."""
+    """Run the one derive step whose name starts with ``prefix`` for the (run_id, rank) pairs of
+    ``ranks`` (:data:`RANKS_PER_STEP` at a time), its guard aside; returns the number of ranks."""
     sql = next(step.sql for step in _steps() if step.name.startswith(prefix))
-    for run_id, rank in ranks:
-        _at(con, run_id, rank)
-        execute(con, sql)
+    try:
+        for i in range(0, len(ranks), RANKS_PER_STEP):
+            _at(con, ranks[i:i + RANKS_PER_STEP])
+            execute(con, sql)
+    finally:
+        _at(con, None)
     return len(ranks)

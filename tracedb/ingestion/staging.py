@@ -123,7 +123,7 @@ def stage_rank(job: StagingJob) -> StagingResult:
             command = Command(con, catalog, report, messages.append, None, split, job.step_range_pattern)
             new = command.rank(job.run_id, job.run_name, job.unit)
             if new:
-                command.derive(job.run_id, job.unit)
+                command.derive(job.run_id, [job.unit])
             con.execute("COMMIT")
             return StagingResult(job.path, job.unit.rank, new, messages, report.files_ingested,
                                  report.files_skipped + catalog.skipped, report.rows)

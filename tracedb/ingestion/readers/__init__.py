@@ -12,7 +12,7 @@ from typing import Callable, NamedTuple
 from . import (communication, hccl_raw, hccl_trace, kernel_details, kineto, memory_csv, msprof_timeline,
                profiler_info, profiler_metadata, step_trace_raw, step_trace_time, trace_view)
 from . import minddata, minddata_profile, mindspore_flops, mindspore_timeline, nsys
-from . import ascend_db
+from . import ascend_db, trace_set
 from .chrome import SplitReadFailed  # noqa: F401  (re-exported for the ingest loop)
 
 
@@ -48,6 +48,19 @@ READERS: dict[str, Reader] = {
     "mindspore_flops_scope": Reader(mindspore_flops.read_scope, "profiler_flops_scope"),
     "ascend_db": Reader(ascend_db.read, "kernel"),
     "analysis_db": Reader(ascend_db.read_analysis, "profiler_step_trace"),
+}
+
+
+
+class SetReader(NamedTuple):
+    """A reader of many files of one format in one statement (the files of a batch of ranks)."""
+    takes: Callable      # path -> True if this reader reads the file (else the format's READERS one)
+    read: Callable       # (con, [SourceFile]) -> {file_id: rows}
+
+
+SET_READERS: dict[str, SetReader] = {
+    "trace_view": SetReader(trace_set.eligible, trace_set.read),
+    "kernel_details": SetReader(lambda path: True, kernel_details.read_set),
 }
 
 # formats of which a (run, rank) holds several files (one per op execution / timeline slice);

@@ -51,7 +51,7 @@ BAD_EVENT = "tracedb-bad-event:"
 MAX_META_DEPTH = 32
 
 
-def _args(args: str, raw: str | None) -> str:
+def args_sql(args: str, raw: str | None) -> str:
     """SQL: the event's args (JSON text of an object, or NULL), raising an error for an array
     element ``raw`` (its text; None where not at hand) that is not an object, or for args of
     another JSON type (a string, a number, an array)."""
@@ -100,7 +100,7 @@ def _ts_text() -> str:
 RAW_TS_NEEDED = -(1 << 63)
 
 
-def _fast_ts_text() -> str:
+def fast_ts_text() -> str:
     """:func:`_ts_text` without the raw text: its first three cases, and NULL for an event
     without ts; NULL also where it would cut the raw text (then the caller marks the row)."""
     ts, ts_json = TS_STR, TS_JSON
@@ -121,7 +121,7 @@ class SplitReadFailed(Exception):
     file in one piece; a damaged file then fails with its precise place."""
 
 
-def _text(v) -> str | None:
+def value_text(v) -> str | None:
     """A pid/tid as DuckDB's JSON reader turns it into VARCHAR."""
     if v is None:
         return None
@@ -140,16 +140,16 @@ def _names_tables(con: duckdb.DuckDBPyConnection, meta: list[dict]) -> None:
         if not isinstance(name, str):
             continue
         if e.get("name") == "process_name":
-            procs.setdefault(_text(e.get("pid")), name)
+            procs.setdefault(value_text(e.get("pid")), name)
         elif e.get("name") == "thread_name":
-            threads.setdefault((_text(e.get("pid")), _text(e.get("tid"))), name)
+            threads.setdefault((value_text(e.get("pid")), value_text(e.get("tid"))), name)
     if procs:
         insert_rows(con, NAMES_P, [[k, v] for k, v in procs.items()])
     if threads:
         insert_rows(con, NAMES_T, [[k[0], k[1], v] for k, v in threads.items()])
 
 
-def _with_ns(src: str, base_ns: int) -> str:
+def with_ns(src: str, base_ns: int) -> str:
     """``src`` (a subquery with the columns ts_text and dur, µs as text) with the columns
     tracedb_ts_ns (+ ``base_ns``) and tracedb_dur_ns added (:func:`tracedb.timeconv.json_us_to_ns`,
     its parts one projection before the value: each named once, see
@@ -164,7 +164,7 @@ def _with_ns(src: str, base_ns: int) -> str:
 
 
 def _insert_sql(base_ns: int) -> str:
-    events = _with_ns(f"""(SELECT *, {_ts_text()} AS ts_text
+    events = with_ns(f"""(SELECT *, {_ts_text()} AS ts_text
               FROM (SELECT r.* EXCLUDE (ts), r.ts AS {TS_JSON}, CAST(r.ts AS VARCHAR) AS {TS_STR}, raw
                     FROM (SELECT json_transform(json, '{TRANSFORM}') AS r, json AS raw
                           FROM read_json_objects(?, format = 'array', maximum_object_size = {MAX_OBJECT}))))""",
@@ -173,7 +173,7 @@ def _insert_sql(base_ns: int) -> str:
         INSERT INTO event
         SELECT ?, ?, ?, r.ph, r.name, r.cat, r.pid, r.tid, p.process_name, t.thread_name,
                {ns_in_range('r.tracedb_ts_ns')}, {ns_in_range('r.tracedb_dur_ns')}, r.id, r.bp,
-               {_args('r.args', 'r.raw')}
+               {args_sql('r.args', 'r.raw')}
         FROM {events} AS r
         LEFT JOIN {NAMES_P} AS p ON p.pid = r.pid
         LEFT JOIN {NAMES_T} AS t ON t.pid = r.pid AND t.tid = r.tid
@@ -185,7 +185,7 @@ def _fast_insert_sql(base_ns: int) -> str:
     event text: ~0.13 of ~1.1 CPU s less for a 100 MB trace_view.json, bench/RESULTS.md);
     ts_ns = :data:`RAW_TS_NEEDED` where the ts would need the raw text."""
     columns = TRANSFORM.replace('"', "'")
-    events = _with_ns(f"""(SELECT *, {_fast_ts_text()} AS ts_text
+    events = with_ns(f"""(SELECT *, {fast_ts_text()} AS ts_text
               FROM (SELECT *, ts AS {TS_JSON}, CAST(ts AS VARCHAR) AS {TS_STR}
                     FROM read_json(?, format = 'array', columns = {columns},
                                    maximum_object_size = {MAX_OBJECT})))""", base_ns)
@@ -194,7 +194,7 @@ def _fast_insert_sql(base_ns: int) -> str:
         SELECT ?, ?, ?, r.ph, r.name, r.cat, r.pid, r.tid, p.process_name, t.thread_name,
                CASE WHEN r.{TS_JSON} IS NOT NULL AND r.ts_text IS NULL THEN {RAW_TS_NEEDED}
                     ELSE {ns_in_range('r.tracedb_ts_ns')} END,
-               {ns_in_range('r.tracedb_dur_ns')}, r.id, r.bp, {_args('r.args', None)}
+               {ns_in_range('r.tracedb_dur_ns')}, r.id, r.bp, {args_sql('r.args', None)}
         FROM {events} AS r
         LEFT JOIN {NAMES_P} AS p ON p.pid = r.pid
         LEFT JOIN {NAMES_T} AS t ON t.pid = r.pid AND t.tid = r.tid
@@ -247,11 +247,11 @@ def insert_events(con: duckdb.DuckDBPyConnection, f: SourceFile, rank: int, *, f
         else:
             with literal_path(f.path) as read_path:
                 n = _run(con, sql, params + [read_path], f.path, read_path)
-    _check_metadata(con, f)
+    check_metadata(con, f)
     named = con.execute("SELECT count(*) FROM event WHERE file_id = ? AND ph = 'M' "
                         "AND name IN ('process_name', 'thread_name')", [f.file_id]).fetchone()[0]
     if named != sum(1 for e in (meta or []) if e.get("name") in ("process_name", "thread_name")):
-        _names_from_rows(con, f.file_id)
+        names_from_rows(con, f.file_id)
     return n
 
 
@@ -309,7 +309,7 @@ def _depth(text: str) -> int:
     return deepest
 
 
-def _check_metadata(con, f: SourceFile) -> None:
+def check_metadata(con, f: SourceFile) -> None:
     """Refuse metadata (ph M) events whose args nest deeper than :data:`MAX_META_DEPTH` (real
     ones are one level deep: a name, a label, a sort index). Only args with that many brackets
     are looked at in Python."""
@@ -328,7 +328,7 @@ def _check_metadata(con, f: SourceFile) -> None:
                              hint="the file was edited or corrupted; re-export it from the profiler.")
 
 
-def _names_from_rows(con: duckdb.DuckDBPyConnection, file_id: int) -> None:
+def names_from_rows(con: duckdb.DuckDBPyConnection, file_id: int) -> None:
     """Process/thread names from the metadata rows already in ``event``: object traces, whose
     metadata may sit anywhere in a stream, and array files the byte scan missed."""
     con.execute("""
