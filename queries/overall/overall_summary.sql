@@ -351,58 +351,57 @@ group_row AS (
     CROSS JOIN (VALUES ('group', ''), ('wait', '.1'), ('transmit', '.2')) AS k(part, suffix)
 ),
 reading_row AS (
-    -- every row but Mem Usage, by either reading; msprof_metric is the label msprof-analyze prints
-    SELECT run_id, rank, reading, metric, parent_metric, metric AS msprof_metric, dur_ns, kernel_count, sort_key
+    -- every row by either reading; msprof_metric is the label msprof-analyze prints; Mem Usage
+    -- is tracedb's row alone (msprof-analyze's number is the same)
+    SELECT run_id, rank, reading, metric, parent_metric, metric AS msprof_metric, dur_ns, kernel_count,
+           CAST(NULL AS BIGINT) AS size_bytes, sort_key
     FROM rank_row
     UNION ALL
-    SELECT run_id, rank, reading, metric, parent_metric, metric, dur_ns, kernel_count, '1.' || position || '.' || metric
+    SELECT run_id, rank, reading, metric, parent_metric, metric, dur_ns, kernel_count, NULL,
+           '1.' || position || '.' || metric
     FROM category_rows
     UNION ALL
-    SELECT s.run_id, s.rank, s.reading, s.metric, s.parent_metric, s.metric, s.dur_ns, s.kernel_count,
+    SELECT s.run_id, s.rank, s.reading, s.metric, s.parent_metric, s.metric, s.dur_ns, s.kernel_count, NULL,
            '1.' || c.position || '.' || s.parent_metric || '.' || s.position
     FROM sub_rows AS s
     JOIN category_rows AS c
         ON c.run_id = s.run_id AND c.rank = s.rank AND c.reading = s.reading AND c.metric = s.parent_metric
     UNION ALL
-    SELECT run_id, rank, reading, metric, parent_metric, msprof_metric, dur_ns, NULL, sort_key
+    SELECT run_id, rank, reading, metric, parent_metric, msprof_metric, dur_ns, NULL, NULL, sort_key
     FROM group_row
     UNION ALL
-    SELECT o.run_id, o.rank, r.reading, o.metric, o.parent_metric, o.metric, o.dur_ns, NULL, o.sort_key
+    SELECT o.run_id, o.rank, r.reading, o.metric, o.parent_metric, o.metric, o.dur_ns, NULL, NULL, o.sort_key
     FROM overlap_row AS o
     CROSS JOIN (VALUES ('tracedb'), ('msprof')) AS r(reading)
-),
-metric_row AS (
-    -- tracedb's rows
-    SELECT run_id, rank, metric, parent_metric, dur_ns, kernel_count, CAST(NULL AS BIGINT) AS size_bytes, sort_key
-    FROM reading_row
-    WHERE reading = 'tracedb'
     UNION ALL
-    SELECT run_id, rank, 'Mem Usage', NULL, NULL, NULL, size_bytes, '5'
+    SELECT run_id, rank, 'tracedb', 'Mem Usage', NULL, 'Mem Usage', NULL, NULL, size_bytes, '5'
     FROM mem
 ),
-msprof_row AS (
-    -- msprof-analyze's numbers for the same rows (and the rows only it has), keyed by tracedb's
-    -- labels
-    SELECT run_id, rank, metric, parent_metric, msprof_metric, dur_ns, kernel_count, sort_key
-    FROM reading_row
-    WHERE reading = 'msprof'
-),
 both_row AS (
-    -- tracedb's rows beside msprof-analyze's: a row either has
-    SELECT
-        coalesce(t.run_id, m.run_id) AS run_id, coalesce(t.rank, m.rank) AS rank,
-        coalesce(t.metric, m.metric) AS metric, coalesce(t.parent_metric, m.parent_metric) AS parent_metric,
-        CASE WHEN t.metric IS NOT NULL THEN t.dur_ns ELSE 0 END AS dur_ns,
-        coalesce(t.kernel_count, CASE WHEN m.kernel_count IS NOT NULL THEN 0 END) AS kernel_count,
-        t.size_bytes, coalesce(t.sort_key, m.sort_key) AS sort_key,
-        coalesce(m.msprof_metric, t.metric) AS msprof_metric,
-        CASE WHEN m.metric IS NOT NULL THEN m.dur_ns WHEN t.dur_ns IS NOT NULL THEN 0 END AS msprof_dur_ns,
-        CASE WHEN m.metric IS NOT NULL THEN m.kernel_count WHEN t.kernel_count IS NOT NULL THEN 0 END
-            AS msprof_kernel_count
-    FROM metric_row AS t
-    FULL OUTER JOIN msprof_row AS m
-        ON m.run_id = t.run_id AND m.rank = t.rank AND m.metric = t.metric
-        AND m.parent_metric IS NOT DISTINCT FROM t.parent_metric
+    -- tracedb's rows beside msprof-analyze's, keyed by tracedb's labels (a row either reading
+    -- has; the other's number 0 where it lacks the row); one read of reading_row, pivoted
+    SELECT run_id, rank, metric, parent_metric,
+           CASE WHEN t_n > 0 THEN t_dur_ns ELSE 0 END AS dur_ns,
+           coalesce(t_kernel_count, CASE WHEN m_kernel_count IS NOT NULL THEN 0 END) AS kernel_count,
+           size_bytes, coalesce(t_sort_key, m_sort_key) AS sort_key,
+           coalesce(m_metric, metric) AS msprof_metric,
+           CASE WHEN m_n > 0 THEN m_dur_ns WHEN t_dur_ns IS NOT NULL THEN 0 END AS msprof_dur_ns,
+           CASE WHEN m_n > 0 THEN m_kernel_count WHEN t_kernel_count IS NOT NULL THEN 0 END AS msprof_kernel_count
+    FROM (
+        SELECT run_id, rank, metric, parent_metric,
+               sum(CASE WHEN reading = 'tracedb' THEN 1 ELSE 0 END) AS t_n,
+               sum(CASE WHEN reading = 'msprof' THEN 1 ELSE 0 END) AS m_n,
+               max(CASE WHEN reading = 'tracedb' THEN dur_ns END) AS t_dur_ns,
+               max(CASE WHEN reading = 'msprof' THEN dur_ns END) AS m_dur_ns,
+               max(CASE WHEN reading = 'tracedb' THEN kernel_count END) AS t_kernel_count,
+               max(CASE WHEN reading = 'msprof' THEN kernel_count END) AS m_kernel_count,
+               max(CASE WHEN reading = 'tracedb' THEN size_bytes END) AS size_bytes,
+               max(CASE WHEN reading = 'tracedb' THEN sort_key END) AS t_sort_key,
+               max(CASE WHEN reading = 'msprof' THEN sort_key END) AS m_sort_key,
+               max(CASE WHEN reading = 'msprof' THEN msprof_metric END) AS m_metric
+        FROM reading_row
+        GROUP BY run_id, rank, metric, parent_metric
+    ) AS p
 ),
 bandwidth_row AS (
     SELECT run_id, rank, transport_type || ' Bandwidth' AS metric,
