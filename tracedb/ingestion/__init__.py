@@ -136,9 +136,23 @@ def _run_plans(command: Command, staging: Staging, plans: list[Plan], role: str 
         library.install_if_changed(command.con)
 
 
+def _interrupted(e: BaseException | None) -> bool:
+    """True when ``e`` or an error it was raised from is an interrupt (Ctrl-C, SIGTERM, SIGHUP:
+    a KeyboardInterrupt that DuckDB turns into its InterruptException, which a reader may wrap
+    in an InputError)."""
+    seen = 0
+    while e is not None and seen < 8:
+        if isinstance(e, (KeyboardInterrupt, duckdb.InterruptException)) or "interrupted" in str(e).lower():
+            return True
+        e, seen = e.__cause__ or e.__context__, seen + 1
+    return False
+
+
 def _again(e: Exception, batch: int, progress: Callable[[str], None]) -> None:
     """After a failed attempt (rolled back): say why the ingest runs again the careful way, or
-    raise ``e`` when the attempt was already that one."""
+    raise ``e`` when the attempt was already that one or the user interrupted it."""
+    if _interrupted(e):
+        raise e
     if isinstance(e, SplitReadFailed):
         # DuckDB aborted the transaction: start again, reading every file in one piece
         progress("parallel read failed; reading the files again in one piece")
