@@ -130,9 +130,10 @@ def value_text(v) -> str | None:
     return str(v)
 
 
-def _names_tables(con: duckdb.DuckDBPyConnection, meta: list[dict]) -> None:
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {NAMES_P} (pid VARCHAR, process_name VARCHAR)")
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {NAMES_T} (pid VARCHAR, tid VARCHAR, thread_name VARCHAR)")
+def metadata_names(meta: list[dict]) -> tuple[dict, dict]:
+    """The process names {pid: name} and thread names {(pid, tid): name} of a trace's metadata
+    events (pid and tid as DuckDB's JSON reader gives them; the first of a pid or a (pid, tid)
+    wins)."""
     procs, threads = {}, {}
     for e in meta:
         args = e.get("args") if isinstance(e.get("args"), dict) else {}
@@ -143,6 +144,13 @@ def _names_tables(con: duckdb.DuckDBPyConnection, meta: list[dict]) -> None:
             procs.setdefault(value_text(e.get("pid")), name)
         elif e.get("name") == "thread_name":
             threads.setdefault((value_text(e.get("pid")), value_text(e.get("tid"))), name)
+    return procs, threads
+
+
+def _names_tables(con: duckdb.DuckDBPyConnection, meta: list[dict]) -> None:
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {NAMES_P} (pid VARCHAR, process_name VARCHAR)")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {NAMES_T} (pid VARCHAR, tid VARCHAR, thread_name VARCHAR)")
+    procs, threads = metadata_names(meta)
     if procs:
         insert_rows(con, NAMES_P, [[k, v] for k, v in procs.items()])
     if threads:

@@ -27,7 +27,7 @@ from ..sources.jsonbytes import first_byte, is_gzip
 from ..sources.jsonsource import event_array, scan_metadata
 from ..sources.paths import literal_path
 from .chrome import (RAW_TS_NEEDED, TRANSFORM, TS_JSON, TS_STR, SplitReadFailed, args_sql, check_metadata,
-                     fast_ts_text, insert_events, names_from_rows, value_text, with_ns)
+                     fast_ts_text, insert_events, metadata_names, names_from_rows, with_ns)
 
 FILES = "_tracedb_set_files"
 NAMES_P = "_tracedb_set_process_names"
@@ -50,16 +50,7 @@ def _names(con: duckdb.DuckDBPyConnection, metas: dict[int, list[dict]]) -> None
                 "(file_id INTEGER, pid VARCHAR, tid VARCHAR, thread_name VARCHAR)")
     procs, threads = [], []
     for file_id, meta in metas.items():
-        p, t = {}, {}
-        for e in meta:
-            args = e.get("args") if isinstance(e.get("args"), dict) else {}
-            name = args.get("name")
-            if not isinstance(name, str):
-                continue
-            if e.get("name") == "process_name":
-                p.setdefault(value_text(e.get("pid")), name)
-            elif e.get("name") == "thread_name":
-                t.setdefault((value_text(e.get("pid")), value_text(e.get("tid"))), name)
+        p, t = metadata_names(meta)
         procs += [[file_id, k, v] for k, v in p.items()]
         threads += [[file_id, k[0], k[1], v] for k, v in t.items()]
     if procs:
