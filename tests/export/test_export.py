@@ -6,6 +6,7 @@ import math
 import duckdb
 import pandas as pd
 import pyarrow.parquet as pq
+import pytest
 from typer.testing import CliRunner
 
 from conftest import KINETO, LEVEL1, LEVEL1_2024, ingested_runs, rows
@@ -24,6 +25,7 @@ def same_rows(a: list[tuple], b: list[tuple]) -> bool:
         for x, y in zip(a, b))
 
 
+@pytest.mark.slow     # a campaign over every view (10-20 s): CI runs it; the default set stays ~3 min
 def test_parquet_views_equal_the_database(tmp_path, monkeypatch):
     db = tmp_path / "t.duckdb"
     ingested_runs(db, (LEVEL1, {"role": "baseline"}), (LEVEL1_2024, {"role": "comparison"}), (KINETO, {}))

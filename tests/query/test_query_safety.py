@@ -127,6 +127,7 @@ def test_write_keeps_todays_behaviour(level1, tmp_path):
     assert out.read_text() == "run_name\nlevel1\n"
 
 
+@pytest.mark.slow     # a campaign over every view (10-20 s): CI runs it; the default set stays ~3 min
 def test_every_view_runs_on_the_locked_connection(level1):
     res = runner.invoke(app, ["views", "--db", str(level1), "--format", "json"])
     listed = json.loads(res.stdout)

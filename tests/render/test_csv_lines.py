@@ -196,6 +196,7 @@ def _check_views(db, monkeypatch) -> int:
     return copied
 
 
+@pytest.mark.slow     # a campaign over every view (10-20 s): CI runs it; the default set stays ~3 min
 def test_every_view_same_bytes_fixture(level1_db, monkeypatch):
     """Every public view of the level1 fixture (two Ascend ranks): the same bytes both ways, and
     most of them had DuckDB make the lines (their columns are BIGINT, INTEGER, DOUBLE, BOOLEAN,
