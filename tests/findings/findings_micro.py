@@ -32,6 +32,7 @@ import json
 from pathlib import Path
 
 from conftest import FIXTURES, ingest_paths, ingested
+from minddata_micro import write_minddata
 
 BASE_NS = 1_700_000_000_000_000_000
 PID = TID = 4000
@@ -83,19 +84,6 @@ def write_kineto(path: Path) -> Path:
     return path
 
 
-STEP_TRACE = ("step_num,start_point,end_point,total,fp_point,bp_point,iteration_interval,fp_and_bp,tail\n"
-              "1,0,100000,100000,0,80000,0,80000,20000\n"
-              "2,100000,300000,200000,200000,280000,100000,80000,20000\n"
-              "3,300000,400000,100000,300040,380000,40,79960,20000\n")
-PIPELINE = {"sampling_interval": 10, "op_info": [
-    {"op_id": 0, "op_type": "DeviceQueueOp", "num_workers": 1, "children": [1], "metrics": None},
-    {"op_id": 1, "op_type": "BatchOp", "num_workers": 4, "children": [2],
-     "metrics": {"output_queue": {"length": 64, "size": [0, 0, 0, 2], "throughput": [0.0, 0.5, 0.5, 0.25]}}},
-    {"op_id": 2, "op_type": "MapOp", "num_workers": 1, "children": [3],
-     "metrics": {"output_queue": {"length": 64, "size": [0, 0, 0, 1], "throughput": [0.0, 2.0, 4.0, 6.0]}}},
-    {"op_id": 3, "op_type": "ImageFolderOp", "num_workers": 8,
-     "metrics": {"output_queue": {"length": 64, "size": [8, 9, 8, 9], "throughput": [0.0, 9.0, 9.0, 9.0]}}}]}
-QUEUE = "0 0 1 5 100\n1 64 1 0 100\n1 64 2 0 200\n0 1 2 3 200\n1 64 3 3 300\n"
 CPU = {"cpu_processor_num": 8,
        "device_info": {"user_utilization": [40, 50, 60], "sys_utilization": [5, 6, 7], "io_utilization": [1, 1, 4],
                        "idle_utilization": [54, 43, 29]},
@@ -105,10 +93,7 @@ CPU = {"cpu_processor_num": 8,
 
 
 def write_mindspore(folder: Path) -> Path:
-    folder.mkdir(parents=True)
-    (folder / "step_trace_raw_0_detail_time.csv").write_text(STEP_TRACE)
-    (folder / "pipeline_profiling_0.json").write_text(json.dumps(PIPELINE))
-    (folder / "device_queue_profiling_0.txt").write_text(QUEUE)
+    write_minddata(folder)
     (folder / "minddata_cpu_utilization_0.json").write_text(json.dumps(CPU))
     return folder
 
