@@ -4,7 +4,10 @@ test asserts follow from the comments here."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
+
+from conftest import FIXTURES, corpus_path
 
 # MindSpore flat folder: step_trace_raw in 10 ns ticks
 #   step 1 [0, 100000) fp 0 → interval 0
@@ -36,4 +39,14 @@ def write_minddata(folder: Path) -> Path:
     (folder / "step_trace_raw_0_detail_time.csv").write_text(STEP_TRACE)
     (folder / "pipeline_profiling_0.json").write_text(json.dumps(PIPELINE))
     (folder / "device_queue_profiling_0.txt").write_text(QUEUE)
+    return folder
+
+
+def write_corpus_minddata(folder: Path) -> Path:
+    """MindInsight's test capture (corpus: step_trace_raw, pipeline profile of a ResNet-50 job)
+    with the device-queue file it lacks (fixtures/mindspore/minddata) into ``folder`` (made)."""
+    folder.mkdir(parents=True)
+    for name in ("step_trace_raw_0_detail_time.csv", "pipeline_profiling_0.json"):
+        shutil.copy(corpus_path(f"mindinsight/tests/utils/resource/profiler/{name}"), folder / name)
+    shutil.copy(FIXTURES / "mindspore/minddata/device_queue_profiling_0.txt", folder)
     return folder

@@ -11,12 +11,11 @@ from __future__ import annotations
 import csv
 import gzip
 import json
-import shutil
-from collections import defaultdict
 
 import pytest
 
-from conftest import FIXTURES, corpus_path, ingest_paths, rows
+from conftest import corpus_path, ingest_paths, rows
+from minddata_micro import write_corpus_minddata
 
 pytestmark = pytest.mark.corpus
 
@@ -32,12 +31,7 @@ def db(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("diag_corpus")
     db = tmp / "t.duckdb"
     ingest_paths(db, corpus_path(KINETO0), run="resnet_w0")
-    ms = tmp / "ms" / "profiler"
-    ms.mkdir(parents=True)
-    for name in ("step_trace_raw_0_detail_time.csv", "pipeline_profiling_0.json"):
-        shutil.copy(corpus_path(f"{MS}/{name}"), ms / name)
-    shutil.copy(FIXTURES / "mindspore/minddata/device_queue_profiling_0.txt", ms)
-    ingest_paths(db, ms, run="mindspore")
+    ingest_paths(db, write_corpus_minddata(tmp / "ms" / "profiler"), run="mindspore")
     return db
 
 

@@ -23,7 +23,8 @@ from collections import defaultdict
 import pytest
 from typer.testing import CliRunner
 
-from conftest import FIXTURES, ROOT, corpus_path, ingest_paths
+from conftest import ROOT, corpus_path, ingest_paths
+from minddata_micro import write_corpus_minddata
 from tracedb import api
 from tracedb.cli import app
 from tracedb.findings.browser import find_browser
@@ -41,12 +42,7 @@ def db(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("findings_corpus")
     db = tmp / "c.duckdb"
     ingest_paths(db, corpus_path(RESNET), run="resnet_w0")
-    ms = tmp / "ms" / "profiler"
-    ms.mkdir(parents=True)
-    for name in ("step_trace_raw_0_detail_time.csv", "pipeline_profiling_0.json"):
-        shutil.copy(corpus_path(f"{MS}/{name}"), ms / name)
-    shutil.copy(FIXTURES / "mindspore/minddata/device_queue_profiling_0.txt", ms)
-    ingest_paths(db, ms, run="mindspore")
+    ingest_paths(db, write_corpus_minddata(tmp / "ms" / "profiler"), run="mindspore")
     npu = corpus_path(NPU)
     ingest_paths(db, npu / "rank0_ascend_pt", npu / "rank1_ascend_pt", run="npu2025")
     return db
