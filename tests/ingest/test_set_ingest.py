@@ -4,6 +4,7 @@ per-rank path (``TRACEDB_INGEST_PER_RANK=1``: each file on its own, each rank de
 after its files); a bad file among many is named as the per-rank path names it."""
 from __future__ import annotations
 
+import gzip
 import json
 import re
 
@@ -75,11 +76,12 @@ def _tables(db) -> dict[str, list]:
 def spy(monkeypatch):
     """The files of each read of many files (trace_view.json reads), the kernel_details.csv
     reads, and the ranks of each derive."""
-    seen = {"reads": [], "csv_reads": [], "derives": []}
-    for fmt, key in (("trace_view", "reads"), ("kernel_details", "csv_reads")):
+    seen = {"reads": [], "csv_reads": [], "kineto_reads": [], "derives": []}
+    for fmt, key in (("trace_view", "reads"), ("kernel_details", "csv_reads"), ("kineto", "kineto_reads")):
         reader = SET_READERS[fmt]
         monkeypatch.setitem(SET_READERS, fmt, SetReader(reader.takes, lambda con, files, r=reader.read, k=key:
-                                                        seen[k].append(len(files)) or r(con, files)))
+                                                        seen[k].append(len(files)) or r(con, files),
+                                                        reader.prepare))
     run_set = derive.run_set
     monkeypatch.setattr(derive, "run_set", lambda con, ranks: seen["derives"].append(len(set(ranks))) or
                         run_set(con, ranks))
@@ -109,7 +111,59 @@ def test_set_ingest_writes_the_per_rank_rows_level1(tmp_path, monkeypatch, spy):
 def test_set_ingest_writes_the_per_rank_rows_kineto(tmp_path, monkeypatch, spy):
     """Two sampled Kineto ranks (gzip object traces: read one by one), derived together."""
     a, b = _both(tmp_path, monkeypatch, KINETO)
-    assert spy["reads"] == [] and spy["derives"] == [2, 1, 1]
+    assert spy["reads"] == [] and spy["kineto_reads"] == [] and spy["derives"] == [2, 1, 1]
+    assert _tables(a) == _tables(b)
+
+
+def test_plain_kineto_traces_read_together(tmp_path, monkeypatch, spy):
+    """The same two Kineto ranks as plain files: their ranks come from their heads
+    (distributedInfo) before the read, both arrays are read in one statement, and every table
+    holds the rows of the per-rank path (each file on its own)."""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    for f in sorted(KINETO.glob("*.json.gz")):
+        (plain / f.name[:-3]).write_bytes(gzip.decompress(f.read_bytes()))
+    a, b = _both(tmp_path, monkeypatch, plain)
+    assert spy["kineto_reads"] == [2] and spy["derives"] == [2, 1, 1]
+    assert _tables(a) == _tables(b)
+    assert rows(a, "SELECT rank, rank_source FROM rank ORDER BY rank") == [(0, "distributedInfo"),
+                                                                          (1, "distributedInfo")]
+
+
+def _kineto_doc(rank: int, tail: dict) -> dict:
+    """A Kineto trace of rank ``rank``: a step and a kernel at 1000 and 1120.512 µs after its
+    baseTimeNanoseconds (in ``tail``, after the array)."""
+    return {"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": 2},
+            "traceEvents": [
+                {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": 1,
+                 "ts": 1000.000, "dur": 500.5},
+                {"ph": "X", "cat": "kernel", "name": "ampere_sgemm", "pid": 0, "tid": 7, "ts": 1120.512,
+                 "dur": 95.25, "args": {"device": 0, "stream": 7, "correlation": 5001}}],
+            **tail}
+
+
+@pytest.mark.parametrize("tail_array", [False, True], ids=["short_tail", "long_array_after_events"])
+def test_kineto_base_time_after_the_array(tmp_path, monkeypatch, spy, tail_array):
+    """Two plain Kineto traces whose baseTimeNanoseconds follows the array: each one's ts are
+    offset by its own. With an array of 100 KB after traceEvents (longer than the last 64 KiB
+    where the end of the array is looked for first), the first end found is that array's: the
+    read fails on the content after it and the ingest reads the files again in one piece,
+    with the same rows as the per-rank path."""
+    tail = {"samples": [{"n": i, "frames": [i, i + 1]} for i in range(6000)]} if tail_array else {}
+    root = tmp_path / "job"
+    root.mkdir()
+    for r in (0, 1):
+        doc = _kineto_doc(r, {**tail, "traceName": "x", "baseTimeNanoseconds": 1719000000000000000 + r * 10**9})
+        (root / f"rank{r}.pt.trace.json").write_text(json.dumps(doc, indent=1))
+    said = []
+    a = tmp_path / "set.duckdb"
+    ingest_paths(a, root, progress=said.append)
+    assert rows(a, "SELECT rank, ts_ns, step FROM kernel ORDER BY rank") == [
+        (0, 1719000000001120512, 3), (1, 1719000001001120512, 3)]
+    assert ("parallel read failed; reading the files again in one piece" in said) == tail_array
+    b = tmp_path / "rank.duckdb"
+    monkeypatch.setenv("TRACEDB_INGEST_PER_RANK", "1")
+    ingest_paths(b, root)
     assert _tables(a) == _tables(b)
 
 

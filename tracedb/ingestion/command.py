@@ -110,7 +110,7 @@ class Command:
             f = SourceFile(claim.file_id, run_id, unit.rank, fmt, path, framework=unit.framework, op_tag=op_tag,
                            split=self.split, bar=self.bar, step_range_pattern=self.step_range_pattern,
                            assign_rank=lambda meta, fid=claim.file_id: self.kineto_meta(run_id, unit, fid, meta))
-            if together is not None and fmt in SET_READERS and unit.rank is not None and SET_READERS[fmt].takes(path):
+            if together is not None and self.read_later(run_id, unit, f):
                 self.catalog.reserve(claim, run_id, unit.rank, fmt, path)
                 together.setdefault(fmt, []).append(f)
                 self.report.files_ingested.append(str(path))
@@ -135,6 +135,20 @@ class Command:
             self.say(f"run {run_name}: rank {unit.rank} ({rank_origin(unit)}): {unit.source}")
             self.catalog.upsert_rank(run_id, unit)
         return new
+
+    def read_later(self, run_id: int, unit: RankInput, f: SourceFile) -> bool:
+        """True if a reader of many files takes ``f`` (:data:`.readers.SET_READERS`) with the
+        rank known: the input's, or the one the reader's ``prepare`` reads from the file."""
+        reader = SET_READERS.get(f.format)
+        if reader is None or not reader.takes(f.path):
+            return False
+        if reader.prepare is None:
+            return unit.rank is not None
+        if not reader.prepare(f):
+            return False
+        unit.rank = f.rank
+        self.catalog.settle(run_id, unit.rank, f.format, f.path)
+        return True
 
     def read_together(self, fmt: str, files: list[SourceFile]) -> None:
         """Read the reserved files of one format of a batch: in one statement, or one alone the

@@ -56,11 +56,15 @@ class SetReader(NamedTuple):
     """A reader of many files of one format in one statement (the files of a batch of ranks)."""
     takes: Callable      # path -> True if this reader reads the file (else the format's READERS one)
     read: Callable       # (con, [SourceFile]) -> {file_id: rows}
+    # SourceFile -> True once it has set the file's rank from the file (a format whose rank the
+    # file holds: Kineto); False: the file is read on its own. None: the rank is the input's.
+    prepare: Callable | None = None
 
 
 SET_READERS: dict[str, SetReader] = {
     "trace_view": SetReader(trace_set.eligible, trace_set.read),
     "kernel_details": SetReader(lambda path: True, kernel_details.read_set),
+    "kineto": SetReader(kineto.eligible, kineto.read_set, kineto.prepare),
 }
 
 # formats of which a (run, rank) holds several files (one per op execution / timeline slice);
