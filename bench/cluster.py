@@ -26,7 +26,10 @@ over its trace_view files; "wall ratio" is the anchor's wall ÷ tracedb's (same 
 ``--events-per-step`` sets the rank size: 13400 ≈ 28 MB, 24000 ≈ 50 MB, 48000 ≈ 100 MB per rank.
 ``--subsets``: generate the largest N once and make the smaller sets of its first ranks (hard
 links, no extra disk); without it each N is generated on its own (the generator's communication
-groups depend on N). A benchmark, never a test: nothing asserts times.
+groups depend on N). The commands run in this script's checkout (``python -m tracedb.cli`` with that working
+directory, which comes first on the path): to time an older checkout, run *its*
+``bench/cluster.py`` (a PYTHONPATH pointing elsewhere does not apply). A benchmark, never a
+test: nothing asserts times.
 """
 from __future__ import annotations
 
