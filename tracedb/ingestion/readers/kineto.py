@@ -112,6 +112,8 @@ def prepare(f: SourceFile) -> bool:
     except ArrayEndNotFound:
         return False
     f.rank = f.assign_rank(meta)
+    # assigned once (it writes the trace's device rows): a batch's only trace is read on its own
+    f.assign_rank = lambda _meta, rank=f.rank: rank
     return True
 
 
