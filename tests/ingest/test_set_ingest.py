@@ -310,3 +310,26 @@ def test_main_checks_hold_in_a_set(tmp_path, spy, edit, what, place):
     assert spy["reads"][0] == 3
     assert (e.value.file, e.value.place) == (str(bad), place) and what in str(e.value)
     assert not db.exists()
+
+
+def test_kineto_traces_with_epoch_decimal_ts_are_read_on_their_own(tmp_path, monkeypatch, spy):
+    """Kineto traces whose ts are epoch µs with decimals (no baseTimeNanoseconds; older Kineto)
+    need the raw text for exact ns, which the set read's typed columns cannot give: they are
+    read one by one the raw way, not read together and then again."""
+    root = tmp_path / "job"
+    root.mkdir()
+    for r in (0, 1):
+        doc = _kineto_doc(r, {"traceName": "x"})
+        for e in doc["traceEvents"]:
+            e["ts"] = 1719000000000000 + r * 10**6 + e["ts"]
+        text = json.dumps(doc, indent=1)
+        # the digits as Kineto prints them (json.dumps of the float would round them)
+        text = text.replace("1719000000001000.0", "1719000000001000.000").replace(
+            "1719000000001120.5", "1719000000001120.512").replace(
+            "1719000001001000.0", "1719000001001000.000").replace("1719000001001120.5", "1719000001001120.512")
+        (root / f"rank{r}.pt.trace.json").write_text(text)
+    a, b = _both(tmp_path, monkeypatch, root)
+    assert spy["kineto_reads"] == []
+    assert rows(a, "SELECT rank, ts_ns FROM kernel ORDER BY rank") == [
+        (0, 1719000000001120512), (1, 1719000001001120512)]
+    assert _tables(a) == _tables(b)

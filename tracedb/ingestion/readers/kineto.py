@@ -29,7 +29,7 @@ from ..sources.jsonbytes import ArrayEndNotFound, is_gzip, object_span
 from ..sources.jsonsource import event_array, scan_metadata
 from ..sources.jsonsplit import SplitArray
 from . import trace_set
-from .chrome import SplitReadFailed, insert_events
+from .chrome import TS_RAW, SplitReadFailed, insert_events
 
 # Kineto writes its metadata events (process and thread names) after all activities, at the
 # end of traceEvents; this much of the file's end is scanned for them.
@@ -108,13 +108,33 @@ def prepare(f: SourceFile) -> bool:
         InputError: no traceEvents array, malformed JSON around it.
     """
     try:
-        meta, _span = object_span(f.path, quick=True)
+        meta, span = object_span(f.path, quick=True)
     except ArrayEndNotFound:
+        return False
+    if _needs_raw_ts(f.path, span[0]):
         return False
     f.rank = f.assign_rank(meta)
     # assigned once (it writes the trace's device rows): a batch's only trace is read on its own
     f.assign_rank = lambda _meta, rank=f.rank: rank
     return True
+
+
+def _needs_raw_ts(path, start: int) -> bool:
+    """True if the first ts of the array (in its first 64 KiB) is a number the set read's typed
+    columns cannot give exactly (epoch µs with decimals, as older Kineto writes them: the set
+    read would mark the file and read it again; :func:`tracedb.ingestion.readers.chrome.fast_ts_text`)."""
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        m = re.search(TS_RAW.encode(), fh.read(64 << 10))
+    if m is None:
+        return False
+    text = m.group(1).decode()
+    if not any(c in text for c in ".eE"):
+        return False
+    try:
+        return len(text) > 16 or abs(float(text)) >= 1e12
+    except ValueError:
+        return False
 
 
 def member(f: SourceFile) -> trace_set.Member:
