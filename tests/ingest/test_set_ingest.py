@@ -333,3 +333,23 @@ def test_kineto_traces_with_epoch_decimal_ts_are_read_on_their_own(tmp_path, mon
     assert rows(a, "SELECT rank, ts_ns FROM kernel ORDER BY rank") == [
         (0, 1719000000001120512), (1, 1719000001001120512)]
     assert _tables(a) == _tables(b)
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda t: t.replace('"traceEvents"', '"traceEventz"'), 'no "traceEvents" array found'),
+    (lambda t: t[:len(t) * 2 // 3], "the traceEvents array has no end"),
+], ids=["no_events_key", "truncated"])
+def test_a_bad_kineto_trace_among_many_is_named(tmp_path, damage, message):
+    """A Kineto trace of a batch without its traceEvents key (refused when its rank is read) or
+    cut short (its end not found: read on its own, as a stream): the error names that file, as
+    when it is read alone, and no database is left."""
+    root = tmp_path / "job"
+    root.mkdir()
+    for r in (0, 1):
+        text = json.dumps(_kineto_doc(r, {"baseTimeNanoseconds": 1719000000000000000}), indent=1)
+        (root / f"rank{r}.pt.trace.json").write_text(damage(text) if r == 1 else text)
+    db = tmp_path / "t.duckdb"
+    with pytest.raises(InputError, match=message) as e:
+        ingest_paths(db, root)
+    assert e.value.file.endswith("rank1.pt.trace.json")
+    assert not db.exists()
