@@ -159,7 +159,10 @@ from tracedb.ingestion.sources import sqlitesource
 # a read that never ends, as an endless query inside SQLite would (a hostile file can no longer
 # make one: views are refused)
 endless = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT NULL AS tracedb_rowid FROM r WHERE n < 0"
-sqlitesource.SqliteInput._select = lambda self, *a, **k: endless
+def endless_select(self, *a, **k):
+    print("reading", flush=True)
+    return endless
+sqlitesource.SqliteInput._select = endless_select
 print("ready", flush=True)
 from tracedb.cli import main
 sys.argv = ["tracedb", "-q", "ingest", "--db", sys.argv[1], sys.argv[2]]
@@ -178,7 +181,10 @@ def test_p2_a_signal_stops_a_read_inside_sqlite(tmp_path, sig):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
-        time.sleep(2.5)                    # inside the endless read by now
+        # the first read's SQL is made: inside the endless read a moment later (a fixed wait
+        # from "ready" could land in the start-up on a loaded machine)
+        assert proc.stdout.readline().strip() == "reading", proc.stderr.read()
+        time.sleep(0.5)
         assert proc.poll() is None, proc.stderr.read()
         proc.send_signal(sig)
         t0 = time.monotonic()
